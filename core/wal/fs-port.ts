@@ -1,0 +1,27 @@
+/**
+ * The small synchronous file-system port the write-ahead log runs over. The real adapter
+ * (adapters/storage) implements it with node:fs; the simulator (sim/disk) implements it in
+ * memory with an fsync barrier, crash loss of unsynced bytes, torn writes and image rollback.
+ * Paths are '/'-separated and relative to the port's root.
+ *
+ * Durability contract: bytes appended to a file are durable only after `sync(path)` returns;
+ * a created/removed/renamed name is durable only after `syncDir(dir)` returns.
+ */
+export interface FileSystem {
+  /** Names (not paths) directly inside `dir`, sorted ascending; [] when `dir` is absent. */
+  list(dir: string): string[];
+  /** Whole content of a file, or null when absent. */
+  read(path: string): Uint8Array | null;
+  /** Appends bytes, creating the file (and missing parent dirs) if needed. */
+  append(path: string, bytes: Uint8Array): void;
+  /** Replaces the whole content (creates if needed). Not durable until sync. */
+  write(path: string, bytes: Uint8Array): void;
+  /** fdatasync of one file. */
+  sync(path: string): void;
+  /** fsync of a directory, making names created or removed inside it durable. */
+  syncDir(dir: string): void;
+  truncate(path: string, length: number): void;
+  rename(from: string, to: string): void;
+  remove(path: string): void;
+  size(path: string): number | null;
+}
