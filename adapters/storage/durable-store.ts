@@ -1,0 +1,273 @@
+/**
+ * The daemon's durable key-value store: write-ahead log generations over node:fs (group
+ * commit: `commit` appends every batch of a driver turn, then fdatasyncs once) plus LevelDB
+ * snapshots built in the background. Storage is generic: the node persists KvBatches and gets
+ * the final key-value map back at boot.
+ *
+ * Decisions:
+ * - Boot = newest complete snapshot + replay of every later log generation; a torn tail of the
+ *   newest log is cut. Leftovers of interrupted rebuilds or erasures are erased at boot.
+ * - `rotate()` seals the active log, opens the next generation and starts a rebuild of a
+ *   snapshot at the sealed generation. The active log rotates on its own past `rotateBytes`.
+ * - `rebuild()` snapshots up to the newest sealed generation without rotating. Only when no
+ *   sealed generation is newer than the current snapshot but the active log holds records does
+ *   it rotate first, because a snapshot needs a sealed boundary and there would be nothing to do.
+ * - A rebuild asked for while one runs is queued (one pending flag), never run concurrently.
+ * - Any I/O error during a write marks the store dead; writes then throw StorageDeadError. A
+ *   failed background rebuild does not kill the store: the log still holds everything.
+ */
+import * as path from "node:path";
+import { assert } from "../../core/assert";
+import { ErasureDebt } from "../../core/wal/erasure-debt";
+import { applyKvBatch, type KvBatch } from "../../core/wal/kv-batch";
+import {
+  newestCompleteSnapshot,
+  supersededSnapshotPaths,
+  type SnapshotMeta,
+} from "../../core/wal/snapshot-catalog";
+import { FileSnapshotFormat } from "../../core/wal/snapshot-file";
+import { StorageDeadError } from "../../core/wal/storage-errors";
+import type { BootReport, RebuildOutcome, StorageView } from "../../core/wal/storage-view";
+import { WriteAheadLog, type DurabilityMarks } from "../../core/wal/wal-log";
+import { walLimits } from "../../core/wal/wal-limits";
+import { erasePath } from "./erase-files";
+import { LevelSnapshotFormat } from "./level-snapshot";
+import { NodeFileSystem } from "./node-fs";
+import { buildSnapshot, eraseSuperseded } from "./snapshot-rebuild";
+import { listStorageFiles } from "./storage-files";
+
+export interface DurableStoreOptions {
+  /** Active log size that triggers rotation (default 64 MiB). */
+  readonly rotateBytes?: number;
+}
+
+export interface DurableStoreOpened {
+  readonly store: DurableStore;
+  readonly boot: BootReport;
+  /** The final key-value map: snapshot plus replayed logs. */
+  readonly entries: Map<string, string>;
+}
+
+/** Queued rebuild requests are served one after another, at most this many in a row. */
+const rebuildRoundsMax = 64;
+
+export class DurableStore {
+  private deadReason: string | null = null;
+  private rebuilding: Promise<void> | null = null;
+  private rebuildPending = false;
+  private lastOutcome: RebuildOutcome | null = null;
+
+  private constructor(
+    private readonly fs: NodeFileSystem,
+    private readonly wal: WriteAheadLog,
+    private snapshot: SnapshotMeta | null,
+    private readonly debt: ErasureDebt,
+    readonly rotateBytes: number,
+  ) {}
+
+  static async open(dataDir: string, options: DurableStoreOptions = {}): Promise<DurableStoreOpened> {
+    const rotateBytes = options.rotateBytes ?? walLimits.rotateBytesDefault;
+    assert(Number.isSafeInteger(rotateBytes) && rotateBytes > 0, "rotateBytes is positive");
+    const started = performance.now();
+    const fs = new NodeFileSystem(path.resolve(dataDir));
+    const snapshot = newestCompleteSnapshot(fs);
+    for (const leftover of supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true)) {
+      await erasePath(fs.resolve(leftover));
+    }
+    const entries = await loadSnapshot(fs, snapshot);
+    const loaded = performance.now();
+    const opened = WriteAheadLog.open(fs, {
+      generation: snapshot?.generation ?? 0,
+      seq: snapshot?.lastSeq ?? 0,
+    });
+    for (const record of opened.records) applyKvBatch(entries, record.batch);
+    const replayed = performance.now();
+    for (const stale of opened.stalePaths) await erasePath(fs.resolve(stale));
+    const debt = ErasureDebt.load(fs, opened.wal.marks().generation);
+    const store = new DurableStore(fs, opened.wal, snapshot, debt, rotateBytes);
+    const boot: BootReport = {
+      snapshotLoadMs: round(loaded - started),
+      replayMs: round(replayed - loaded),
+      totalMs: round(performance.now() - started),
+      snapshotGeneration: snapshot?.generation ?? 0,
+      snapshotEntries: snapshot?.entries ?? 0,
+      recordsReplayed: opened.records.length,
+      tornBytesCut: opened.tornBytes,
+      generation: opened.wal.marks().generation,
+      entries: entries.size,
+    };
+    return { store, boot, entries };
+  }
+
+  get dead(): boolean {
+    return this.deadReason !== null;
+  }
+
+  /**
+   * Appends every batch, then makes them durable with one fdatasync; returns once they are.
+   * Throws StorageDeadError if the store is (or just became) dead: nothing may be acked then.
+   */
+  commit(batches: readonly KvBatch[]): void {
+    this.assertAlive();
+    if (batches.length === 0) return;
+    this.guard(() => {
+      for (const batch of batches) this.wal.append(batch);
+      this.wal.sync();
+    });
+    if (this.wal.marks().appendedBytes >= this.rotateBytes) this.rotate();
+  }
+
+  /** Seals the active log, opens the next generation and starts a background rebuild. */
+  rotate(): { sealedGeneration: number; generation: number } {
+    this.assertAlive();
+    const sealedGeneration = this.guard(() => this.wal.rotate());
+    this.requestRebuild();
+    return { sealedGeneration, generation: this.wal.marks().generation };
+  }
+
+  /** Starts a background rebuild without rotation (see the decisions above for the exception). */
+  rebuild(): { rotated: boolean } {
+    this.assertAlive();
+    const newestSealed = this.wal.sealed().at(-1)?.generation ?? 0;
+    const nothingSealed = newestSealed <= (this.snapshot?.generation ?? 0);
+    if (nothingSealed && this.wal.marks().appendedBytes > 0) {
+      this.rotate();
+      return { rotated: true };
+    }
+    this.requestRebuild();
+    return { rotated: false };
+  }
+
+  /**
+   * Raises the erasure debt by one. Call it after the batch overwriting the shredded value is
+   * committed, then call rotate() so that a rebuild pays the debt.
+   */
+  markErasureDebt(): void {
+    this.assertAlive();
+    const marks = this.wal.marks();
+    // The overwrite sits in the active log, or in the previous one if it just rotated.
+    const generation = marks.appendedBytes > 0 ? marks.generation : marks.generation - 1;
+    this.guard(() => this.debt.raise(generation));
+  }
+
+  marks(): DurabilityMarks {
+    return this.wal.marks();
+  }
+
+  view(): StorageView {
+    return {
+      files: listStorageFiles(this.fs, this.wal.marks().generation),
+      marks: this.wal.marks(),
+      snapshotGeneration: this.snapshot?.generation ?? 0,
+      rotateBytes: this.rotateBytes,
+      erasureDebt: this.debt.count,
+      rebuild: {
+        running: this.rebuilding !== null,
+        pending: this.rebuildPending,
+        lastOutcome: this.lastOutcome,
+      },
+      dead: this.dead,
+      deadReason: this.deadReason,
+    };
+  }
+
+  /** Resolves when no rebuild runs or is queued (tests and shutdown). */
+  async whenRebuildIdle(): Promise<void> {
+    for (let rounds = 0; this.rebuilding !== null && rounds <= rebuildRoundsMax; rounds++) {
+      await this.rebuilding;
+    }
+  }
+
+  /** Waits for a running rebuild, then releases file descriptors. */
+  async close(): Promise<void> {
+    await this.whenRebuildIdle();
+    this.fs.closeAll();
+  }
+
+  private assertAlive(): void {
+    if (this.deadReason !== null) throw new StorageDeadError(this.deadReason);
+  }
+
+  /** Runs a write; any exception from the file system marks the store dead. */
+  private guard<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (error) {
+      this.deadReason = error instanceof Error ? error.message : String(error);
+      throw new StorageDeadError(this.deadReason);
+    }
+  }
+
+  private requestRebuild(): void {
+    if (this.rebuilding !== null) {
+      this.rebuildPending = true;
+      return;
+    }
+    this.rebuilding = this.runRebuilds().finally(() => {
+      this.rebuilding = null;
+    });
+  }
+
+  private async runRebuilds(): Promise<void> {
+    for (let round = 0; round < rebuildRoundsMax; round++) {
+      this.rebuildPending = false;
+      await this.rebuildOnce();
+      if (!this.rebuildPending) return;
+    }
+  }
+
+  /** One rebuild to the newest sealed generation; records its outcome, never throws. */
+  private async rebuildOnce(): Promise<void> {
+    const started = performance.now();
+    const previous = this.snapshot;
+    const sealed = this.wal.sealed().filter((g) => g.generation > (previous?.generation ?? 0));
+    const target = sealed.at(-1)?.generation ?? previous?.generation ?? 0;
+    try {
+      if (sealed.length > 0) {
+        this.snapshot = await buildSnapshot({ fs: this.fs, level: this.level, previous, sealed });
+        this.wal.forget(target);
+      }
+      await eraseSuperseded(this.fs, target);
+      this.debt.settle(target);
+      const entries = this.snapshot?.entries ?? 0;
+      this.lastOutcome = outcome({ ok: true, started, entries, generation: target });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.lastOutcome = outcome({ ok: false, started, entries: 0, generation: target, message });
+    }
+  }
+
+  private get level(): LevelSnapshotFormat {
+    return new LevelSnapshotFormat(this.fs);
+  }
+}
+
+async function loadSnapshot(
+  fs: NodeFileSystem,
+  snapshot: SnapshotMeta | null,
+): Promise<Map<string, string>> {
+  if (snapshot === null) return new Map();
+  if (snapshot.kind === "file") return new FileSnapshotFormat(fs).load(snapshot);
+  return new LevelSnapshotFormat(fs).load(snapshot);
+}
+
+function outcome(o: {
+  ok: boolean;
+  started: number;
+  entries: number;
+  generation: number;
+  message?: string;
+}): RebuildOutcome {
+  const base = {
+    at: new Date().toISOString(),
+    ok: o.ok,
+    durationMs: round(performance.now() - o.started),
+    entries: o.entries,
+    generation: o.generation,
+  };
+  return o.message === undefined ? base : { ...base, error: o.message };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}

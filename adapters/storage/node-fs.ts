@@ -1,0 +1,139 @@
+/**
+ * The FileSystem port over node:fs, synchronous on purpose: the daemon's single driver loop
+ * blocks on fdatasync while new requests queue behind it, so the next turn naturally batches
+ * them into one sync (group commit, and a lone write never waits for a timer).
+ *
+ * Each appended file keeps one fd open (O_APPEND), so an append is one write(2) and a sync is
+ * one fdatasync(2) on the same fd. Directory syncs open the directory read-only and fsync it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { assert } from "../../core/assert";
+import type { FileSystem } from "../../core/wal/fs-port";
+
+export class NodeFileSystem implements FileSystem {
+  private readonly fds = new Map<string, number>();
+
+  constructor(readonly root: string) {
+    fs.mkdirSync(root, { recursive: true });
+  }
+
+  /** Absolute path of a port path. */
+  resolve(relative: string): string {
+    assert(!relative.split("/").includes(".."), `path escapes the root: ${relative}`);
+    return relative === "" ? this.root : path.join(this.root, ...relative.split("/"));
+  }
+
+  list(dir: string): string[] {
+    try {
+      return fs.readdirSync(this.resolve(dir)).sort();
+    } catch (error) {
+      if (isCode(error, "ENOENT")) return [];
+      throw error;
+    }
+  }
+
+  read(file: string): Uint8Array | null {
+    try {
+      return fs.readFileSync(this.resolve(file));
+    } catch (error) {
+      if (isCode(error, "ENOENT")) return null;
+      throw error;
+    }
+  }
+
+  append(file: string, bytes: Uint8Array): void {
+    const fd = this.appendFd(file);
+    // writeSync may write less than asked; loop until done (bounded: each pass writes >= 1 byte).
+    let written = 0;
+    for (let passes = 0; written < bytes.length; passes++) {
+      assert(passes <= bytes.length, "write makes progress");
+      written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    }
+  }
+
+  write(file: string, bytes: Uint8Array): void {
+    this.close(file);
+    const absolute = this.resolve(file);
+    fs.mkdirSync(path.dirname(absolute), { recursive: true });
+    fs.writeFileSync(absolute, bytes);
+  }
+
+  sync(file: string): void {
+    const open = this.fds.get(file);
+    if (open !== undefined) {
+      fs.fdatasyncSync(open);
+      return;
+    }
+    const fd = fs.openSync(this.resolve(file), "r+");
+    try {
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  syncDir(dir: string): void {
+    const fd = fs.openSync(this.resolve(dir), "r");
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  truncate(file: string, length: number): void {
+    const open = this.fds.get(file);
+    if (open !== undefined) fs.ftruncateSync(open, length);
+    else fs.truncateSync(this.resolve(file), length);
+  }
+
+  rename(from: string, to: string): void {
+    this.close(from);
+    this.close(to);
+    fs.renameSync(this.resolve(from), this.resolve(to));
+  }
+
+  /** Removes a file, or a directory with its content (LevelDB snapshots are directories). */
+  remove(file: string): void {
+    for (const open of [...this.fds.keys()]) {
+      if (open === file || open.startsWith(`${file}/`)) this.close(open);
+    }
+    fs.rmSync(this.resolve(file), { recursive: true, force: true });
+  }
+
+  size(file: string): number | null {
+    try {
+      return fs.statSync(this.resolve(file)).size;
+    } catch (error) {
+      if (isCode(error, "ENOENT")) return null;
+      throw error;
+    }
+  }
+
+  /** Closes every kept-open file descriptor. */
+  closeAll(): void {
+    for (const file of [...this.fds.keys()]) this.close(file);
+  }
+
+  private appendFd(file: string): number {
+    const open = this.fds.get(file);
+    if (open !== undefined) return open;
+    const absolute = this.resolve(file);
+    fs.mkdirSync(path.dirname(absolute), { recursive: true });
+    const fd = fs.openSync(absolute, "a");
+    this.fds.set(file, fd);
+    return fd;
+  }
+
+  private close(file: string): void {
+    const fd = this.fds.get(file);
+    if (fd === undefined) return;
+    this.fds.delete(file);
+    fs.closeSync(fd);
+  }
+}
+
+export function isCode(error: unknown, code: string): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
+}

@@ -1,0 +1,43 @@
+/**
+ * The files a store has on disk, for GET /api/storage. Listed from the directories rather than
+ * from bookkeeping, so a leftover that an erase failed to remove still shows.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { generationOfName, snapDir, walDir } from "../../core/wal/generation-names";
+import type { StorageFileView } from "../../core/wal/storage-view";
+import type { NodeFileSystem } from "./node-fs";
+
+/** Files in the flat LevelDB directory are summed; deeper nesting is not expected. */
+export function listStorageFiles(nfs: NodeFileSystem, activeGeneration: number): StorageFileView[] {
+  const out: StorageFileView[] = [];
+  for (const name of nfs.list(walDir)) {
+    const generation = generationOfName(name);
+    if (generation === null) continue;
+    const bytes = nfs.size(`${walDir}/${name}`) ?? 0;
+    const active = generation === activeGeneration;
+    out.push({ path: `${walDir}/${name}`, kind: "wal", generation, bytes, active });
+  }
+  for (const name of nfs.list(snapDir)) {
+    const generation = generationOfName(name);
+    if (generation === null) continue;
+    const bytes = treeBytes(nfs.resolve(`${snapDir}/${name}`));
+    out.push({ path: `${snapDir}/${name}`, kind: "snapshot", generation, bytes, active: false });
+  }
+  return out;
+}
+
+function treeBytes(absolute: string): number {
+  try {
+    const stat = fs.statSync(absolute);
+    if (!stat.isDirectory()) return stat.size;
+    let total = 0;
+    for (const name of fs.readdirSync(absolute)) {
+      const child = fs.statSync(path.join(absolute, name), { throwIfNoEntry: false });
+      if (child?.isFile()) total += child.size;
+    }
+    return total;
+  } catch {
+    return 0; // removed by a concurrent erase between listing and stat
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Write-ahead log records. A record is `u32 payloadBytes, u32 crc32(length prefix + payload),
+ * payload`, and a payload is `u32 seqLow, u32 seqHigh, encoded KvBatch`. The checksum covers
+ * the length prefix too, so a corrupt length is caught rather than trusted.
+ *
+ * A log is a run of records. Scanning stops at the first record that does not check out (short,
+ * bad checksum, undecodable, or out of sequence): everything after it is a torn tail left by a
+ * crash mid-append. Scanning never throws on garbage; it returns the valid prefix.
+ */
+import { assert } from "../assert";
+import { crc32 } from "./crc32";
+import { decodeKvBatch, encodeKvBatch, type KvBatch } from "./kv-batch";
+import { walLimits } from "./wal-limits";
+
+export const recordHeaderBytes = 8;
+const seqBytes = 8;
+const twoPow32 = 2 ** 32;
+
+export interface LogRecord {
+  readonly seq: number;
+  readonly batch: KvBatch;
+  /** Offset of the record's first byte in the log. */
+  readonly offset: number;
+  /** Whole record size, header included. */
+  readonly bytes: number;
+}
+
+export interface LogScan {
+  readonly records: LogRecord[];
+  /** Length of the valid prefix: where the next record goes once the tail is cut. */
+  readonly validBytes: number;
+  /** Bytes after the valid prefix (0 for a clean log). */
+  readonly tornBytes: number;
+}
+
+export function encodeRecord(seq: number, batch: KvBatch): Uint8Array {
+  assert(Number.isSafeInteger(seq) && seq >= 1 && seq <= walLimits.seqMax, `bad seq ${seq}`);
+  const body = encodeKvBatch(batch);
+  const payloadBytes = seqBytes + body.length;
+  assert(payloadBytes <= walLimits.recordPayloadBytesMax, `record too large: ${payloadBytes}`);
+  const out = new Uint8Array(recordHeaderBytes + payloadBytes);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, payloadBytes, true);
+  view.setUint32(8, seq % twoPow32, true);
+  view.setUint32(12, Math.floor(seq / twoPow32), true);
+  out.set(body, recordHeaderBytes + seqBytes);
+  view.setUint32(4, crc32(out, recordHeaderBytes, out.length, crc32(out, 0, 4)), true);
+  return out;
+}
+
+/**
+ * Incremental scanner, so a caller on an event loop can decode a large sealed log a slice at a
+ * time and yield in between. `expectSeq`, when given, is the sequence number the first record
+ * must carry; after the first record each one must be its predecessor plus one.
+ */
+export class LogScanner {
+  private offset = 0;
+  private nextSeq: number | null;
+  private stopped = false;
+
+  constructor(
+    private readonly log: Uint8Array,
+    expectSeq: number | null = null,
+  ) {
+    this.nextSeq = expectSeq;
+  }
+
+  get done(): boolean {
+    return this.stopped;
+  }
+
+  get validBytes(): number {
+    return this.offset;
+  }
+
+  /** Decodes up to `maxRecords` more records; returns [] once the valid prefix is exhausted. */
+  step(maxRecords: number = walLimits.scanStepRecords): LogRecord[] {
+    assert(maxRecords > 0, "scan step takes at least one record");
+    const out: LogRecord[] = [];
+    while (!this.stopped && out.length < maxRecords) {
+      const record = decodeRecordAt(this.log, this.offset);
+      if (record === null || (this.nextSeq !== null && record.seq !== this.nextSeq)) {
+        this.stopped = true;
+        break;
+      }
+      out.push(record);
+      this.offset += record.bytes;
+      this.nextSeq = record.seq + 1;
+    }
+    assert(this.offset <= this.log.length, "scan stays inside the log");
+    return out;
+  }
+}
+
+/** Decodes the record starting at `offset`, or null when none valid starts there. */
+export function decodeRecordAt(log: Uint8Array, offset: number): LogRecord | null {
+  if (offset + recordHeaderBytes > log.length) return null;
+  const view = new DataView(log.buffer, log.byteOffset, log.byteLength);
+  const payloadBytes = view.getUint32(offset, true);
+  if (payloadBytes < seqBytes || payloadBytes > walLimits.recordPayloadBytesMax) return null;
+  const end = offset + recordHeaderBytes + payloadBytes;
+  if (end > log.length) return null;
+  const expected = crc32(log, offset + recordHeaderBytes, end, crc32(log, offset, offset + 4));
+  if (view.getUint32(offset + 4, true) !== expected) return null;
+  const low = view.getUint32(offset + 8, true);
+  const high = view.getUint32(offset + 12, true);
+  const seq = high * twoPow32 + low;
+  if (seq < 1 || seq > walLimits.seqMax) return null;
+  const batch = decodeKvBatch(log.subarray(offset + recordHeaderBytes + seqBytes, end));
+  if (batch === null) return null;
+  return { seq, batch, offset, bytes: end - offset };
+}
+
+/** Scans a whole log in one go (see LogScanner for the rules). */
+export function scanLog(log: Uint8Array, expectSeq: number | null = null): LogScan {
+  const scanner = new LogScanner(log, expectSeq);
+  const records: LogRecord[] = [];
+  // Each step consumes at least one record or stops, and a record is at least 16 bytes long.
+  for (let steps = 0; !scanner.done && steps <= log.length; steps++) {
+    for (const record of scanner.step()) records.push(record);
+  }
+  assert(scanner.done, "scan of a finite log terminates");
+  return { records, validBytes: scanner.validBytes, tornBytes: log.length - scanner.validBytes };
+}

@@ -1,0 +1,24 @@
+/**
+ * Bounds of the storage layer, named once (the shared core/limits.ts belongs to the node; these
+ * are private to the write-ahead log and its snapshots).
+ */
+export const walLimits = {
+  /**
+   * Largest record payload. A transaction batch can carry several 1 MiB values (a subtree
+   * shred rewrites many objects), so the bound is generous; it exists so that a corrupt length
+   * prefix is recognised as garbage instead of being trusted.
+   */
+  recordPayloadBytesMax: 512 * 1024 * 1024,
+  /** Keys are short identifiers such as "o/<guid>" or "meta/node". */
+  keyBytesMax: 64 * 1024,
+  /** Active log size past which the store rotates to the next generation on its own. */
+  rotateBytesDefault: 64 * 1024 * 1024,
+  /** Records decoded per step by an incremental scan, so a caller can yield between steps. */
+  scanStepRecords: 4096,
+  /** Entries per record in the file snapshot format (and per batch in the LevelDB one). */
+  snapshotChunkEntries: 1024,
+  /** Generation numbers are bounded so file names and arithmetic stay exact. */
+  generationMax: 2 ** 40,
+  /** Sequence numbers are bounded so they stay exact in a double. */
+  seqMax: 2 ** 52,
+} as const;
