@@ -1,0 +1,274 @@
+import { assert } from "./assert";
+import type { Guid } from "./guid";
+import { mintGuid } from "./guid";
+import { Journal } from "./journal";
+import { limits } from "./limits";
+import type { Random } from "./ports";
+import { compileSchema } from "./schema";
+import type { CompiledSchema, DefinitionInput } from "./schema";
+import type { ObjectRecord, ValueAtom } from "./store/record";
+import { firstValue } from "./store/record";
+import type { Stamp } from "./store/stamp";
+import { nextStamp } from "./store/stamp";
+import { Store } from "./store/store";
+
+export const definitionClasses: ReadonlySet<string> = new Set([
+  "attributeDefinition",
+  "facetDefinition",
+  "classDefinition",
+  "classExtension",
+  "schemaNamespace",
+]);
+
+/** The well-known places of a domain, found by shape (there are no well-known GUIDs). */
+export interface Landmarks {
+  readonly root: Guid;
+  readonly configuration: Guid | null;
+  readonly schema: Guid | null;
+  readonly lostAndFound: Guid | null;
+}
+
+/**
+ * The state one node holds: its records, compiled schema, identity, USN counter and journal.
+ * Pure: time arrives as arguments, randomness through the injected generator.
+ */
+export class Directory {
+  readonly store: Store;
+  readonly journal = new Journal();
+  schema: CompiledSchema;
+  usn = 0;
+  rollbackLatched = false;
+  private definitionIds = new Set<Guid>();
+  private schemaStale = false;
+  private landmarkCache: Landmarks | null = null;
+  /** Records that may be under a derived placement repair (pruned when listed). */
+  private suspects = new Set<Guid>();
+
+  constructor(
+    public nodeId: Guid,
+    public invocationId: Guid,
+    readonly random: Random,
+  ) {
+    this.schema = compileSchema([]);
+    this.store = new Store((a) => this.isReferenceAttribute(a));
+  }
+
+  static fresh(random: Random): Directory {
+    return new Directory(mintGuid(random), mintGuid(random), random);
+  }
+
+  mintGuid(): Guid {
+    return mintGuid(this.random);
+  }
+
+  get(id: Guid): ObjectRecord | undefined {
+    return this.store.get(id);
+  }
+
+  allocateUsn(): number {
+    this.usn += 1;
+    return this.usn;
+  }
+
+  /** A fresh originating stamp superseding `previous`, under USN `usn`. */
+  stamp(previous: Stamp | null, atMs: number, usn: number): Stamp {
+    return nextStamp(previous, { atMs, invocation: this.invocationId, usn });
+  }
+
+  /** Stores a record (originating or replicated) and notes schema or landmark changes. */
+  write(record: ObjectRecord): void {
+    assert(record.usnChanged <= this.usn, "usnChanged was allocated by this node");
+    const previous = this.store.get(record.id);
+    this.store.put(record);
+    this.noteChange(record, previous);
+  }
+
+  purge(id: Guid): void {
+    const previous = this.store.get(id);
+    if (previous === undefined) return;
+    this.store.remove(id);
+    this.noteChange(null, previous);
+  }
+
+  /** Loads a persisted record at boot: no USN allocation, indexes only. */
+  load(record: ObjectRecord): void {
+    this.store.put(record);
+    this.noteChange(record, undefined);
+  }
+
+  private noteChange(record: ObjectRecord | null, previous: ObjectRecord | undefined): void {
+    const subject = record ?? previous;
+    assert(subject !== undefined, "a change has a subject");
+    if (definitionClasses.has(subject.existence.className)) {
+      if (record === null) this.definitionIds.delete(subject.id);
+      else this.definitionIds.add(subject.id);
+      this.schemaStale = true;
+    }
+    if (previous === undefined || record === null || previous.placement !== record.placement) {
+      this.landmarkCache = null;
+    }
+    this.noteRepairSuspects(record, previous);
+  }
+
+  /**
+   * Keeps the candidates for orphan and cycle repairs: a record whose placement changed, and
+   * the children of a record that stopped being alive.
+   */
+  private noteRepairSuspects(record: ObjectRecord | null, previous: ObjectRecord | undefined): void {
+    if (record !== null && record.existence.stage === "alive") {
+      const parent = record.placement.parent;
+      const parentRecord = parent === null ? undefined : this.store.get(parent);
+      const moved = previous !== undefined && previous.placement.parent !== parent;
+      if (parent !== null && (moved || parentRecord?.existence.stage !== "alive")) {
+        this.suspects.add(record.id);
+      }
+      if (moved) this.addCycleMembers(record);
+    }
+    const subject = record ?? previous;
+    const died = record === null || (record.existence.stage !== "alive" && previous?.existence.stage === "alive");
+    if (subject !== undefined && died) {
+      for (const child of this.store.childIds(subject.id)) this.suspects.add(child);
+    }
+  }
+
+  /** A move may close a cycle whose breaker is another member: all members become suspects. */
+  private addCycleMembers(record: ObjectRecord): void {
+    const members: Guid[] = [];
+    let cursor = record.placement.parent;
+    for (let depth = 0; cursor !== null && depth < 100_000; depth++) {
+      if (cursor === record.id) {
+        for (const id of members) this.suspects.add(id);
+        return;
+      }
+      if (members.includes(cursor)) return;
+      members.push(cursor);
+      cursor = this.store.get(cursor)?.placement.parent ?? null;
+    }
+  }
+
+  /** The view drops a suspect it found unrepaired; a later change re-adds it if needed. */
+  dropRepairSuspect(id: Guid): void {
+    this.suspects.delete(id);
+  }
+
+  /** Candidate ids for derived placement repairs, sorted; stale ones are pruned. */
+  repairSuspects(): Guid[] {
+    for (const id of [...this.suspects]) {
+      const r = this.store.get(id);
+      if (r === undefined || r.existence.stage !== "alive") this.suspects.delete(id);
+    }
+    return [...this.suspects].sort();
+  }
+
+  /** Recompiles the schema when a definition changed; call once at the end of a write. */
+  refreshSchema(): boolean {
+    if (!this.schemaStale) return false;
+    this.schemaStale = false;
+    this.schema = compileSchema(this.definitionInputs());
+    this.store.reindexReferences((a) => this.isReferenceAttribute(a));
+    return true;
+  }
+
+  definitionInputs(extra: readonly DefinitionInput[] = []): DefinitionInput[] {
+    const out: DefinitionInput[] = [];
+    for (const id of [...this.definitionIds].sort()) {
+      const record = this.store.get(id);
+      if (record !== undefined) out.push(this.definitionInput(record));
+    }
+    return out.concat(extra);
+  }
+
+  definitionInput(record: ObjectRecord): DefinitionInput {
+    const parent = record.placement.parent;
+    const parentRecord = parent === null ? undefined : this.store.get(parent);
+    const namespaceId =
+      parentRecord?.existence.className === "schemaNamespace" ? parentRecord.id : null;
+    return {
+      id: record.id,
+      className: record.existence.className,
+      name: record.placement.name,
+      namespaceId,
+      alive: record.existence.stage === "alive",
+      values: valuesOf(record),
+    };
+  }
+
+  isReferenceAttribute(attribute: string): boolean {
+    return this.schema.attribute(attribute)?.syntax === "reference";
+  }
+
+  landmarks(): Landmarks | null {
+    if (this.landmarkCache !== null) return this.landmarkCache;
+    const root = this.findRoot();
+    if (root === null) return null;
+    const configuration = this.childWhere(root, (r) => r.existence.className === "configuration");
+    const schema =
+      configuration === null
+        ? null
+        : this.childWhere(configuration, (r) => r.placement.name === "Schema" && r.existence.system);
+    const lostAndFound = this.childWhere(
+      root,
+      (r) => r.placement.name === "LostAndFound" && r.existence.system,
+    );
+    this.landmarkCache = { root, configuration, schema, lostAndFound };
+    return this.landmarkCache;
+  }
+
+  /** Restore window and purge horizon in ms, from /Configuration (defaults per SPEC). */
+  replicationConfig(): { restoreWindowMs: number; purgeAfterMs: number } {
+    const configId = this.landmarks()?.configuration ?? null;
+    const config = configId === null ? undefined : this.store.get(configId);
+    const seconds = (attr: string, fallback: number): number => {
+      const text = config === undefined ? null : firstValue(config, attr);
+      const n = text === null ? NaN : Number(text);
+      return Number.isFinite(n) && n >= 0 ? n : fallback;
+    };
+    return {
+      restoreWindowMs: seconds("timeUntilShred", limits.restoreWindowDefaultS) * 1000,
+      purgeAfterMs: seconds("maxTimeApart", limits.purgeHorizonDefaultS) * 1000,
+    };
+  }
+
+  private findRoot(): Guid | null {
+    // The root is the one alive domainRoot with no parent; scanning happens only on a cache miss.
+    let found: Guid | null = null;
+    for (const record of this.store.all()) {
+      if (record.placement.parent === null && record.existence.className === "domainRoot") {
+        if (found === null || record.id < found) found = record.id;
+      }
+    }
+    return found;
+  }
+
+  private childWhere(parent: Guid, test: (r: ObjectRecord) => boolean): Guid | null {
+    let found: Guid | null = null;
+    for (const id of this.store.childIds(parent)) {
+      const r = this.store.get(id);
+      if (r !== undefined && r.existence.stage === "alive" && test(r)) {
+        if (found === null || id < found) found = id;
+      }
+    }
+    return found;
+  }
+}
+
+export function valuesOf(
+  record: ObjectRecord,
+): Record<string, { value: string; meta?: Record<string, string[]> }[]> {
+  const out: Record<string, { value: string; meta?: Record<string, string[]> }[]> = {};
+  for (const [attr, atoms] of record.attrs) {
+    const list: { value: string; meta?: Record<string, string[]> }[] = [];
+    for (const atom of atoms.values()) {
+      if (!atom.present || atom.value === null) continue;
+      list.push(atom.meta === null ? { value: atom.value } : { value: atom.value, meta: copyMeta(atom) });
+    }
+    if (list.length > 0) out[attr] = list;
+  }
+  return out;
+}
+
+function copyMeta(atom: ValueAtom): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(atom.meta ?? {})) out[k] = [...v];
+  return out;
+}

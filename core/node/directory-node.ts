@@ -1,0 +1,244 @@
+import { Directory } from "../directory";
+import { ok } from "../errors";
+import type { Result } from "../errors";
+import type { Guid } from "../guid";
+import { splitPath } from "../naming";
+import type { Random } from "../ports";
+import { createDomain } from "../ops/create-domain";
+import { createObject } from "../ops/create-object";
+import type { CreateRequest } from "../ops/create-object";
+import { deleteObject } from "../ops/delete-object";
+import { requireObject, requireRoot } from "../ops/gates";
+import { moveObject } from "../ops/move-object";
+import type { MoveRequest } from "../ops/move-object";
+import type { ValueInput } from "../ops/normalize-values";
+import { putAttribute } from "../ops/put-attribute";
+import { restoreObject } from "../ops/restore-object";
+import { shredObject } from "../ops/shred-object";
+import { collectGarbage } from "../gc/collect-garbage";
+import type { ReplicationState } from "../repl/replication-state";
+import { emptyReplicationState } from "../repl/replication-state";
+import { msToTimestamp } from "../syntax";
+import type { KvBatch } from "../wal/kv-batch";
+import { EffectiveView } from "../view/effective-view";
+import { morgue, morgueSize } from "../view/morgue";
+import type { ChildSummary, MorgueRecord, ObjectPayload } from "../view/payload-types";
+import { renderChildren, renderObject } from "../view/render-object";
+import { renderSchema } from "../view/render-schema";
+import type { SchemaPayload } from "../view/render-schema";
+import { loadEntries, takeBatch } from "./persistence";
+import type { NodeMeta } from "./persistence";
+
+/** What the shell must do after a step: persist the batch, then release replies. */
+export interface Ready {
+  readonly batch: KvBatch;
+  /** Records were security-erased: older files still hold their plaintext. */
+  readonly erasure: boolean;
+}
+
+export interface NodeSummary {
+  readonly nodeId: Guid;
+  readonly invocationId: Guid;
+  readonly usn: number;
+  readonly hasRoot: boolean;
+  readonly purgeHorizon: string | null;
+  readonly morgueSize: number;
+  readonly rollbackLatched: boolean;
+  readonly utd: ReplicationState["utd"];
+  readonly watermarks: ReplicationState["watermarks"];
+}
+
+/**
+ * One directory node as the shells see it: API commands in, Results out, and `ready()` the
+ * durable batch the shell must persist before it releases any reply that depends on it
+ * (persist first, then reply). Pure and synchronous: time arrives as `nowMs` arguments.
+ */
+export class DirectoryNode {
+  replication: ReplicationState = emptyReplicationState();
+  purgeHorizonMs: number | null = null;
+  private pendingErasure = false;
+  private changed = false;
+
+  constructor(readonly dir: Directory) {}
+
+  static createDomain(random: Random, domainName: string, nowMs: number): DirectoryNode {
+    const node = new DirectoryNode(Directory.fresh(random));
+    createDomain(node.dir, domainName, nowMs);
+    node.changed = true;
+    return node;
+  }
+
+  /** A node that joined a domain and waits for its first sync (no root yet). */
+  static joining(random: Random): DirectoryNode {
+    const node = new DirectoryNode(Directory.fresh(random));
+    node.changed = true;
+    return node;
+  }
+
+  static boot(random: Random, entries: ReadonlyMap<string, string>): DirectoryNode | null {
+    const probe = Directory.fresh(random);
+    const loaded = loadEntries(probe, entries);
+    if (loaded.meta === null) return null;
+    const dir = probe;
+    dir.nodeId = loaded.meta.nodeId;
+    dir.invocationId = loaded.meta.invocationId;
+    dir.usn = Math.max(loaded.meta.usn, maxUsn(dir));
+    dir.rollbackLatched = loaded.meta.rollbackLatched;
+    dir.journal.load(loaded.journal);
+    dir.refreshSchema();
+    dir.store.takeDirty();
+    const node = new DirectoryNode(dir);
+    node.replication = loaded.meta.replication;
+    node.purgeHorizonMs = loaded.meta.purgeHorizonMs;
+    return node;
+  }
+
+  meta(): NodeMeta {
+    return {
+      nodeId: this.dir.nodeId,
+      invocationId: this.dir.invocationId,
+      usn: this.dir.usn,
+      rollbackLatched: this.dir.rollbackLatched,
+      purgeHorizonMs: this.purgeHorizonMs,
+      replication: this.replication,
+    };
+  }
+
+  /** The batch to persist for everything changed since the last call, or null. */
+  ready(): Ready | null {
+    if (!this.changed) return null;
+    this.changed = false;
+    const batch = takeBatch(this.dir, this.meta());
+    const erasure = this.pendingErasure;
+    this.pendingErasure = false;
+    return batch === null ? null : { batch, erasure };
+  }
+
+  markChanged(): void {
+    this.changed = true;
+  }
+
+  // ---- reads ----
+
+  summary(nowMs: number): NodeSummary {
+    return {
+      nodeId: this.dir.nodeId,
+      invocationId: this.dir.invocationId,
+      usn: this.dir.usn,
+      hasRoot: this.dir.landmarks() !== null,
+      purgeHorizon: this.purgeHorizonMs === null ? null : msToTimestamp(this.purgeHorizonMs),
+      morgueSize: morgueSize(this.dir),
+      rollbackLatched: this.dir.rollbackLatched,
+      utd: this.replication.utd,
+      watermarks: this.replication.watermarks,
+    };
+    void nowMs;
+  }
+
+  root(nowMs: number): Result<ObjectPayload> {
+    const root = requireRoot(this.dir);
+    if (!root.ok) return root;
+    return this.object(root.value, nowMs);
+  }
+
+  object(id: Guid, nowMs: number): Result<ObjectPayload> {
+    const root = requireRoot(this.dir);
+    if (!root.ok) return root;
+    const found = requireObject(this.dir, id);
+    if (!found.ok) return found;
+    return ok(renderObject(new EffectiveView(this.dir), found.value, nowMs));
+  }
+
+  children(id: Guid): Result<ChildSummary[]> {
+    const root = requireRoot(this.dir);
+    if (!root.ok) return root;
+    const found = requireObject(this.dir, id);
+    if (!found.ok) return found;
+    return ok(renderChildren(new EffectiveView(this.dir), found.value));
+  }
+
+  resolvePath(path: string, nowMs: number): Result<ObjectPayload> {
+    const segments = splitPath(path);
+    if (!segments.ok) return segments;
+    const view = new EffectiveView(this.dir);
+    const found = view.resolve(segments.value);
+    if (!found.ok) return found;
+    return ok(renderObject(view, found.value, nowMs));
+  }
+
+  schema(): Result<SchemaPayload> {
+    return ok(renderSchema(this.dir.schema));
+  }
+
+  morgue(nowMs: number): Result<MorgueRecord[]> {
+    return ok(morgue(this.dir, nowMs));
+  }
+
+  journal(): ReturnType<Directory["journal"]["list"]> {
+    return this.dir.journal.list();
+  }
+
+  // ---- originating writes ----
+
+  create(req: CreateRequest, nowMs: number): Result<ObjectPayload> {
+    return this.mutate(() => createObject(this.dir, req, nowMs), (id) => this.object(id, nowMs));
+  }
+
+  move(id: Guid, req: MoveRequest, nowMs: number): Result<ObjectPayload> {
+    return this.mutate(() => moveObject(this.dir, id, req, nowMs), () => this.object(id, nowMs));
+  }
+
+  putAttribute(id: Guid, name: string, values: readonly ValueInput[], nowMs: number): Result<ObjectPayload> {
+    return this.mutate(
+      () => putAttribute(this.dir, id, name, values, nowMs),
+      () => this.object(id, nowMs),
+    );
+  }
+
+  delete(id: Guid, nowMs: number): Result<null> {
+    return this.mutate(() => deleteObject(this.dir, id, nowMs), () => ok(null));
+  }
+
+  restore(id: Guid, nowMs: number): Result<ObjectPayload> {
+    return this.mutate(() => restoreObject(this.dir, id, nowMs), () => this.object(id, nowMs));
+  }
+
+  shred(id: Guid, nowMs: number): Result<{ id: Guid; shredded: number }> {
+    return this.mutate(
+      () => shredObject(this.dir, id, nowMs),
+      (n) => {
+        this.pendingErasure = true;
+        this.dir.journal.add(nowMs, "shred", `shredded ${n} record(s) under ${id}`);
+        return ok({ id, shredded: n });
+      },
+    );
+  }
+
+  gc(nowMs: number): Result<{ purgeHorizon: string; hardened: number; purged: number }> {
+    const outcome = collectGarbage(this.dir, nowMs);
+    this.purgeHorizonMs = outcome.purgeHorizonMs;
+    this.changed = true;
+    if (outcome.hardened + outcome.purged > 0) this.pendingErasure = true;
+    return ok({
+      purgeHorizon: msToTimestamp(outcome.purgeHorizonMs),
+      hardened: outcome.hardened,
+      purged: outcome.purged,
+    });
+  }
+
+  private mutate<T, R>(run: () => Result<T>, then: (value: T) => Result<R>): Result<R> {
+    const root = requireRoot(this.dir);
+    if (!root.ok) return root;
+    const result = run();
+    if (!result.ok) return result;
+    this.changed = true;
+    return then(result.value);
+  }
+}
+
+function maxUsn(dir: Directory): number {
+  let usn = 0;
+  for (const r of dir.store.all()) usn = Math.max(usn, r.usnChanged);
+  return usn;
+}
+

@@ -1,0 +1,99 @@
+import type { Directory } from "../directory";
+import { definitionClasses } from "../directory";
+import { ok, refuse } from "../errors";
+import type { Result } from "../errors";
+import type { Guid } from "../guid";
+import { compileSchema, definitionDependents, surfaceOf } from "../schema";
+import type { ObjectRecord } from "../store/record";
+import { presentValues } from "../store/record";
+
+const blockersShownMax = 10;
+
+/**
+ * The unused-delete rule: a definition may be deleted only when nothing live outside the
+ * deleted set still uses it. Refuses with definition-in-use naming the blockers, or with
+ * facet-has-values when deleting an extension would strand values.
+ */
+export function checkDefinitionsRemovable(
+  dir: Directory,
+  removing: readonly ObjectRecord[],
+): Result<null> {
+  const removingIds = new Set(removing.map((r) => r.id));
+  const defs = removing.filter(
+    (r) => definitionClasses.has(r.existence.className) && r.existence.stage === "alive",
+  );
+  if (defs.length === 0) return ok(null);
+  const inputs = dir.definitionInputs();
+  const blockers: string[] = [];
+  for (const def of defs) {
+    for (const dep of definitionDependents(inputs, def.id)) {
+      if (!removingIds.has(dep.id)) blockers.push(`definition ${dep.name} (${dep.id})`);
+    }
+    blockers.push(...objectUsers(dir, def, removingIds));
+  }
+  if (blockers.length > 0) {
+    const shown = [...new Set(blockers)].sort().slice(0, blockersShownMax);
+    return refuse("definition-in-use", `still used by: ${shown.join(", ")}`);
+  }
+  return checkExtensionValues(dir, defs);
+}
+
+function objectUsers(dir: Directory, def: ObjectRecord, removing: ReadonlySet<Guid>): string[] {
+  const out: string[] = [];
+  const className = def.existence.className;
+  const compiledName =
+    className === "attributeDefinition"
+      ? dir.schema.attributeById(def.id)?.name
+      : className === "classDefinition"
+        ? dir.schema.classById(def.id)?.name
+        : undefined;
+  if (className === "facetDefinition") {
+    for (const ref of dir.store.referencedBy(def.id)) {
+      const source = dir.get(ref.source);
+      if (source?.existence.stage === "alive" && !removing.has(ref.source)) {
+        out.push(`object ${source.placement.name} (${source.id}) via ${ref.attribute}`);
+      }
+    }
+    return out;
+  }
+  if (compiledName === undefined) return out;
+  for (const record of dir.store.all()) {
+    if (record.existence.stage !== "alive" || removing.has(record.id)) continue;
+    const uses =
+      className === "classDefinition"
+        ? record.existence.classId === def.id
+        : presentValues(record, compiledName).length > 0;
+    if (uses) out.push(`object ${record.placement.name} (${record.id})`);
+    if (out.length >= blockersShownMax) break;
+  }
+  return out;
+}
+
+function checkExtensionValues(dir: Directory, defs: readonly ObjectRecord[]): Result<null> {
+  const extensions = defs.filter((d) => d.existence.className === "classExtension");
+  if (extensions.length === 0) return ok(null);
+  const dead = new Set(extensions.map((e) => e.id));
+  const trial = compileSchema(
+    dir.definitionInputs().map((i) => (dead.has(i.id) ? { ...i, alive: false } : i)),
+  );
+  for (const ext of extensions) {
+    const target = dir.schema.extensionById(ext.id)?.targetClass;
+    if (target === undefined) continue;
+    for (const record of dir.store.all()) {
+      if (record.existence.stage !== "alive") continue;
+      if (record.existence.className.toLowerCase() !== target.toLowerCase()) continue;
+      const facets = presentValues(record, "attachedFacets").map((a) => a.value ?? "");
+      const before = surfaceOf(dir.schema, target, facets).attributes;
+      const after = surfaceOf(trial, target, facets).attributes;
+      for (const attr of before) {
+        if (!after.has(attr) && presentValues(record, attr).length > 0) {
+          return refuse(
+            "facet-has-values",
+            `deleting ${ext.placement.name} strands ${attr} values on ${record.id}`,
+          );
+        }
+      }
+    }
+  }
+  return ok(null);
+}

@@ -1,0 +1,49 @@
+import type { Directory } from "../directory";
+import { ok, refuse } from "../errors";
+import type { Result } from "../errors";
+import type { Guid } from "../guid";
+import type { ObjectRecord } from "../store/record";
+
+/** No root yet: a node that joined a domain and has not received its first sync. */
+export function requireRoot(dir: Directory): Result<Guid> {
+  const landmarks = dir.landmarks();
+  if (landmarks === null) return refuse("no-root", "this node has not received its first sync");
+  return ok(landmarks.root);
+}
+
+export function requireObject(dir: Directory, id: Guid): Result<ObjectRecord> {
+  const record = dir.get(id);
+  if (record === undefined) return refuse("no-such-object", `no object ${id}`);
+  return ok(record);
+}
+
+/** The originating-write gate: latches first, then existence, then tombstones, then ghosts. */
+export function requireWritable(dir: Directory, id: Guid): Result<ObjectRecord> {
+  if (dir.rollbackLatched) {
+    return refuse(
+      "rollback-quarantine",
+      "this node runs rolled-back state; originating writes wait for a completed pull",
+    );
+  }
+  const found = requireObject(dir, id);
+  if (!found.ok) return found;
+  const record = found.value;
+  if (record.existence.stage !== "alive") {
+    return refuse("already-deleted", `object ${id} is a tombstone (${record.existence.stage})`);
+  }
+  if (isGhost(dir, record)) {
+    return refuse(
+      "ghost-object",
+      `class ${record.existence.className} of object ${id} is not yet in this node's schema`,
+    );
+  }
+  return ok(record);
+}
+
+export function isGhost(dir: Directory, record: ObjectRecord): boolean {
+  return dir.schema.classById(record.existence.classId) === undefined;
+}
+
+export function isRoot(dir: Directory, id: Guid): boolean {
+  return dir.landmarks()?.root === id;
+}

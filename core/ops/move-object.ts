@@ -1,0 +1,83 @@
+import type { Directory } from "../directory";
+import { definitionClasses } from "../directory";
+import { ok, refuse } from "../errors";
+import type { Result } from "../errors";
+import type { Guid } from "../guid";
+import { parseGuid } from "../guid";
+import { fold, validateObjectName } from "../naming";
+import { isRoot, requireObject, requireWritable } from "./gates";
+import { checkSchemaPlacement, inSchemaSubtree } from "./schema-placement";
+
+export interface MoveRequest {
+  readonly name?: unknown;
+  readonly parent?: unknown;
+}
+
+/**
+ * Renames and/or moves one object by writing a newer placement atom (which also dissolves any
+ * derived repair). Precedence: target gate, root-is-protected, system-object-protected,
+ * schema-definition-immutable, invalid-name, new-parent checks (no-such-object,
+ * already-deleted), would-create-cycle, invalid-schema-placement, name-in-use.
+ * A request that changes nothing succeeds without writing.
+ */
+export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: number): Result<null> {
+  const target = requireWritable(dir, id);
+  if (!target.ok) return target;
+  const record = target.value;
+  if (isRoot(dir, id)) return refuse("root-is-protected", "the root cannot be renamed or moved");
+  if (record.existence.system) {
+    return refuse("system-object-protected", "system objects cannot be renamed or moved");
+  }
+  if (definitionClasses.has(record.existence.className)) {
+    return refuse("schema-definition-immutable", "schema definitions are add/delete only");
+  }
+  const name = req.name === undefined ? ok(record.placement.name) : validateObjectName(req.name);
+  if (!name.ok) return name;
+  const parent = resolveNewParent(dir, req.parent, record.placement.parent);
+  if (!parent.ok) return parent;
+  const newParent = parent.value;
+  if (newParent !== record.placement.parent) {
+    if (isSelfOrDescendant(dir, newParent, id)) {
+      return refuse("would-create-cycle", "the new parent is the object itself or a descendant");
+    }
+    if (inSchemaSubtree(dir, newParent) || inSchemaSubtree(dir, id)) {
+      return refuse("invalid-schema-placement", "objects cannot move into or out of the schema");
+    }
+    const placed = checkSchemaPlacement(dir, newParent, record.existence.className, name.value);
+    if (!placed.ok) return placed;
+  }
+  if (newParent === record.placement.parent && name.value === record.placement.name) return ok(null);
+  const clash = dir.store.aliveNamed(newParent, fold(name.value)).filter((other) => other !== id);
+  if (clash.length > 0) return refuse("name-in-use", `a sibling named ${name.value} already exists`);
+  const usn = dir.allocateUsn();
+  dir.write({
+    ...record,
+    placement: { parent: newParent, name: name.value, stamp: dir.stamp(record.placement.stamp, atMs, usn) },
+    usnChanged: usn,
+  });
+  return ok(null);
+}
+
+function resolveNewParent(dir: Directory, raw: unknown, current: Guid | null): Result<Guid> {
+  if (raw === undefined || raw === null) {
+    if (current === null) return refuse("root-is-protected", "the root has no parent");
+    return ok(current);
+  }
+  const id = typeof raw === "string" ? parseGuid(raw) : null;
+  if (id === null) return refuse("bad-object-id", "parent must be an object GUID");
+  const found = requireObject(dir, id);
+  if (!found.ok) return found;
+  if (found.value.existence.stage !== "alive") {
+    return refuse("already-deleted", `new parent ${id} is a tombstone`);
+  }
+  return ok(id);
+}
+
+function isSelfOrDescendant(dir: Directory, candidate: Guid, ancestor: Guid): boolean {
+  let cursor: Guid | null = candidate;
+  for (let depth = 0; cursor !== null && depth < 100_000; depth++) {
+    if (cursor === ancestor) return true;
+    cursor = dir.get(cursor)?.placement.parent ?? null;
+  }
+  return false;
+}

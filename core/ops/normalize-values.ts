@@ -1,0 +1,110 @@
+import type { Directory } from "../directory";
+import { ok, refuse } from "../errors";
+import type { Result } from "../errors";
+import type { AttributeDef } from "../schema";
+import type { Meta } from "../store/record";
+import { matchKey, parseValue } from "../syntax";
+
+/** One value as a request carries it: a bare string or `{value, meta}`. */
+export type ValueInput = unknown;
+
+export interface NormalizedValue {
+  readonly key: string | null;
+  readonly value: string;
+  readonly meta: Meta | null;
+}
+
+/**
+ * Validates a wholesale value list for one attribute and returns canonical values in set-key
+ * order. Refusal precedence within a list: single-valued, then per value in order
+ * (syntax-violation, illegal-meta-key, meta single-valued), then duplicate-value.
+ */
+export function normalizeValues(
+  dir: Directory,
+  attr: AttributeDef,
+  inputs: readonly ValueInput[],
+): Result<NormalizedValue[]> {
+  if (attr.singleValued && inputs.length > 1) {
+    return refuse("single-valued", `${attr.name} is single-valued; ${inputs.length} values given`);
+  }
+  const out: NormalizedValue[] = [];
+  const seen = new Set<string>();
+  for (const input of inputs) {
+    const one = normalizeOne(dir, attr, input);
+    if (!one.ok) return one;
+    const key = matchKey(attr.matching, one.value.value);
+    if (seen.has(key)) {
+      return refuse("duplicate-value", `${attr.name} holds a value twice under ${attr.matching} matching`);
+    }
+    seen.add(key);
+    out.push({ ...one.value, key: attr.singleValued ? null : key });
+  }
+  out.sort((a, b) => ((a.key ?? "") < (b.key ?? "") ? -1 : (a.key ?? "") > (b.key ?? "") ? 1 : 0));
+  return ok(out);
+}
+
+function normalizeOne(
+  dir: Directory,
+  attr: AttributeDef,
+  input: ValueInput,
+): Result<{ value: string; meta: Meta | null }> {
+  let raw: unknown = input;
+  let rawMeta: unknown = undefined;
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+    raw = (input as { value?: unknown }).value;
+    rawMeta = (input as { meta?: unknown }).meta;
+  }
+  const parsed = parseTyped(dir, attr, raw);
+  if (!parsed.ok) return parsed;
+  const meta = normalizeMeta(dir, attr, rawMeta);
+  if (!meta.ok) return meta;
+  return ok({ value: parsed.value, meta: meta.value });
+}
+
+function parseTyped(dir: Directory, attr: AttributeDef, raw: unknown): Result<string> {
+  const parsed = parseValue(attr.syntax, raw);
+  if (!parsed.ok) return refuse("syntax-violation", `${attr.name}: ${parsed.message}`);
+  if (attr.syntax === "reference") {
+    const target = dir.get(parsed.value);
+    if (target === undefined || target.existence.stage !== "alive") {
+      return refuse("syntax-violation", `${attr.name}: reference ${parsed.value} dangles`);
+    }
+  }
+  return parsed;
+}
+
+function normalizeMeta(dir: Directory, attr: AttributeDef, rawMeta: unknown): Result<Meta | null> {
+  if (rawMeta === undefined || rawMeta === null) return ok(null);
+  if (typeof rawMeta !== "object" || Array.isArray(rawMeta)) {
+    return refuse("illegal-meta-key", `${attr.name}: meta must map meta keys to value lists`);
+  }
+  const out: Record<string, string[]> = {};
+  const entries = Object.entries(rawMeta as Record<string, unknown>).sort(([a], [b]) =>
+    a < b ? -1 : a > b ? 1 : 0,
+  );
+  for (const [key, rawValues] of entries) {
+    const metaAttr = dir.schema.attribute(key);
+    if (metaAttr === undefined || !attr.legalMeta.includes(metaAttr.name)) {
+      return refuse("illegal-meta-key", `${attr.name}: meta key ${key} is not in its legalMeta`);
+    }
+    if (out[metaAttr.name] !== undefined) {
+      return refuse("illegal-meta-key", `${attr.name}: meta key ${key} given twice`);
+    }
+    const list = Array.isArray(rawValues) ? rawValues : [rawValues];
+    if (metaAttr.singleValued && list.length > 1) {
+      return refuse("single-valued", `${attr.name}: meta ${metaAttr.name} is single-valued`);
+    }
+    const values: string[] = [];
+    for (const raw of list) {
+      const parsed = parseTyped(dir, metaAttr, raw);
+      if (!parsed.ok) return parsed;
+      values.push(parsed.value);
+    }
+    if (values.length > 0) out[metaAttr.name] = values.sort();
+  }
+  return ok(Object.keys(out).length === 0 ? null : out);
+}
+
+export function sameMeta(a: Meta | null, b: Meta | null): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+}

@@ -1,0 +1,101 @@
+import type { Directory } from "../directory";
+import { ok, refuse } from "../errors";
+import type { Result } from "../errors";
+import { fold } from "../naming";
+import type { AttributeDef } from "../schema";
+import { attributeProviders, surfaceOf } from "../schema";
+import type { ObjectRecord } from "../store/record";
+import { presentValues } from "../store/record";
+import type { NormalizedValue, ValueInput } from "./normalize-values";
+import { normalizeValues } from "./normalize-values";
+
+export interface PreparedAttribute {
+  readonly attr: AttributeDef;
+  readonly values: NormalizedValue[];
+}
+
+/** Resolves an attribute name caselessly (canonical or wire name; aliases do not count). */
+export function resolveAttribute(dir: Directory, name: unknown): Result<AttributeDef> {
+  if (typeof name !== "string" || name.length === 0) {
+    return refuse("unknown-attribute", `attribute name must be a non-empty string`);
+  }
+  const attr = dir.schema.attribute(name);
+  if (attr === undefined) return refuse("unknown-attribute", `no attribute named ${name}`);
+  return ok(attr);
+}
+
+/**
+ * Validates a set of attribute writes against one object's surface, the surface itself
+ * computed after the writes' own attachedFacets (so a create may attach and fill a facet).
+ */
+export function prepareAttributes(
+  dir: Directory,
+  className: string,
+  current: ObjectRecord | null,
+  writes: ReadonlyArray<readonly [string, readonly ValueInput[]]>,
+): Result<PreparedAttribute[]> {
+  const prepared: PreparedAttribute[] = [];
+  const seen = new Set<string>();
+  for (const [name, inputs] of writes) {
+    const attr = resolveAttribute(dir, name);
+    if (!attr.ok) return attr;
+    if (seen.has(fold(attr.value.name))) {
+      return refuse("duplicate-value", `attribute ${attr.value.name} is given twice`);
+    }
+    seen.add(fold(attr.value.name));
+    const values = normalizeValues(dir, attr.value, inputs);
+    if (!values.ok) return values;
+    prepared.push({ attr: attr.value, values: values.value });
+  }
+  const attached = attachedFacetIds(current, prepared);
+  for (const id of attached.next) {
+    if (dir.schema.facetById(id) === undefined) {
+      return refuse("unknown-facet", `attachedFacets value ${id} is not a facet definition`);
+    }
+  }
+  const surface = surfaceOf(dir.schema, className, attached.next);
+  for (const p of prepared) {
+    if (!surface.attributes.has(p.attr.name)) {
+      return refuse("attribute-not-permitted", `${p.attr.name} is outside the surface of ${className}`);
+    }
+  }
+  if (current !== null) {
+    const detached = checkDetach(dir, className, current, attached, prepared);
+    if (!detached.ok) return detached;
+  }
+  return ok(prepared);
+}
+
+function attachedFacetIds(
+  current: ObjectRecord | null,
+  prepared: readonly PreparedAttribute[],
+): { before: string[]; next: string[] } {
+  const before =
+    current === null ? [] : presentValues(current, "attachedFacets").map((a) => a.value ?? "");
+  const write = prepared.find((p) => p.attr.name === "attachedFacets");
+  const next = write === undefined ? before : write.values.map((v) => v.value);
+  return { before, next };
+}
+
+/** facet-has-values: a detach may not strand values only the detached facet provided. */
+function checkDetach(
+  dir: Directory,
+  className: string,
+  current: ObjectRecord,
+  attached: { before: string[]; next: string[] },
+  prepared: readonly PreparedAttribute[],
+): Result<null> {
+  const removed = attached.before.filter((id) => !attached.next.includes(id));
+  if (removed.length === 0) return ok(null);
+  const after = surfaceOf(dir.schema, className, attached.next).attributes;
+  const providers = attributeProviders(dir.schema, className, attached.before);
+  for (const attrName of [...providers.keys()].sort()) {
+    if (after.has(attrName)) continue;
+    const rewritten = prepared.find((p) => p.attr.name === attrName);
+    const holds = rewritten !== undefined ? rewritten.values.length > 0 : presentValues(current, attrName).length > 0;
+    if (holds) {
+      return refuse("facet-has-values", `detaching leaves ${attrName} holding values outside the surface`);
+    }
+  }
+  return ok(null);
+}

@@ -1,0 +1,46 @@
+import type { Directory } from "../directory";
+import { definitionClasses } from "../directory";
+import { ok, refuse } from "../errors";
+import type { Result } from "../errors";
+import type { Guid } from "../guid";
+import type { ObjectRecord } from "../store/record";
+import { requireWritable } from "./gates";
+import type { ValueInput } from "./normalize-values";
+import { prepareAttributes } from "./prepare-attributes";
+import { replaceValues } from "./replace-values";
+
+/**
+ * Replaces one attribute's values wholesale (an empty list deletes the attribute). Precedence:
+ * target gate, schema-definition-immutable, then the attribute refusals of prepareAttributes.
+ * Rewriting unchanged values writes nothing and allocates no USN.
+ */
+export function putAttribute(
+  dir: Directory,
+  id: Guid,
+  attrName: string,
+  values: readonly ValueInput[],
+  atMs: number,
+): Result<null> {
+  const target = requireWritable(dir, id);
+  if (!target.ok) return target;
+  const record = target.value;
+  if (definitionClasses.has(record.existence.className)) {
+    return refuse("schema-definition-immutable", "schema definitions are add/delete only");
+  }
+  const prepared = prepareAttributes(dir, record.existence.className, record, [[attrName, values]]);
+  if (!prepared.ok) return prepared;
+  const [write] = prepared.value;
+  if (write === undefined) return ok(null);
+  let usn = 0;
+  const stamp = (previous: Parameters<Directory["stamp"]>[0]) => {
+    if (usn === 0) usn = dir.allocateUsn();
+    return dir.stamp(previous, atMs, usn);
+  };
+  const result = replaceValues(record.attrs.get(write.attr.name), write.values, stamp);
+  if (!result.changed) return ok(null);
+  const attrs = new Map(record.attrs);
+  attrs.set(write.attr.name, result.atoms);
+  const next: ObjectRecord = { ...record, attrs, usnChanged: usn };
+  dir.write(next);
+  return ok(null);
+}

@@ -1,0 +1,57 @@
+import type { Directory } from "../directory";
+import { ok, refuse } from "../errors";
+import type { Result } from "../errors";
+import type { Guid } from "../guid";
+import { fold } from "../naming";
+import { effectiveStage } from "../view/aging";
+import { requireObject } from "./gates";
+import { subtree } from "./subtree";
+
+/**
+ * Restores a soft-deleted object and the subtree its delete took, top-down. Refusals:
+ * rollback-quarantine; no-such-object; not-restorable (not deleted, restore window elapsed or
+ * hardened, parent not alive, a descendant of a delete rather than its root); name-in-use when
+ * an alive sibling took the name meanwhile.
+ */
+export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<null> {
+  if (dir.rollbackLatched) {
+    return refuse("rollback-quarantine", "originating writes wait for a completed pull");
+  }
+  const found = requireObject(dir, id);
+  if (!found.ok) return found;
+  const record = found.value;
+  const stage = effectiveStage(dir, record, atMs);
+  if (record.existence.stage !== "deleted") {
+    return refuse("not-restorable", `object ${id} is ${record.existence.stage}, not deleted`);
+  }
+  if (stage !== "deleted") {
+    return refuse("not-restorable", `the restore window of object ${id} has elapsed`);
+  }
+  const parentId = record.placement.parent;
+  const parent = parentId === null ? undefined : dir.get(parentId);
+  if (parent === undefined || parent.existence.stage !== "alive") {
+    return refuse("not-restorable", `the parent of object ${id} is not alive`);
+  }
+  const deleteRoot = record.existence.deleteRoot ?? id;
+  const lifted = subtree(dir, id, (r) => r.existence.deleteRoot === deleteRoot).filter(
+    (r) => r.existence.stage === "deleted" && r.existence.deleteRoot === deleteRoot,
+  );
+  if (parentId !== null && dir.store.aliveNamed(parentId, fold(record.placement.name)).length > 0) {
+    return refuse("name-in-use", `an alive sibling now holds the name ${record.placement.name}`);
+  }
+  for (const r of lifted) {
+    const usn = dir.allocateUsn();
+    dir.write({
+      ...r,
+      existence: {
+        ...r.existence,
+        stage: "alive",
+        deleteRoot: null,
+        stamp: dir.stamp(r.existence.stamp, atMs, usn),
+      },
+      usnChanged: usn,
+    });
+  }
+  dir.refreshSchema();
+  return ok(null);
+}

@@ -1,0 +1,45 @@
+import type { Directory } from "../directory";
+import { ok, refuse } from "../errors";
+import type { Result } from "../errors";
+import type { Guid } from "../guid";
+import { checkProtectedAndUsed, guardRemoval } from "./delete-object";
+import { requireObject } from "./gates";
+import { subtree } from "./subtree";
+
+/**
+ * Security-erases an object and its whole subtree (alive or soft-deleted): the existence atom
+ * turns `shredded` (absorbing) and every value atom is dropped, absence residue included, so
+ * nothing of a value survives in the record. Returns how many records were erased, so the
+ * shell can raise erasure debt for the files that still hold older copies.
+ */
+export function shredObject(dir: Directory, id: Guid, atMs: number): Result<number> {
+  if (dir.rollbackLatched) {
+    return refuse("rollback-quarantine", "originating writes wait for a completed pull");
+  }
+  const found = requireObject(dir, id);
+  if (!found.ok) return found;
+  if (found.value.existence.stage === "shredded") {
+    return refuse("already-deleted", `object ${id} is already shredded`);
+  }
+  const guarded = guardRemoval(dir, id);
+  if (!guarded.ok) return guarded;
+  const doomed = subtree(dir, id).filter((r) => r.existence.stage !== "shredded");
+  const removable = checkProtectedAndUsed(dir, doomed);
+  if (!removable.ok) return removable;
+  for (const record of doomed) {
+    const usn = dir.allocateUsn();
+    dir.write({
+      ...record,
+      existence: {
+        ...record.existence,
+        stage: "shredded",
+        deleteRoot: record.existence.deleteRoot ?? id,
+        stamp: dir.stamp(record.existence.stamp, atMs, usn),
+      },
+      attrs: new Map(),
+      usnChanged: usn,
+    });
+  }
+  dir.refreshSchema();
+  return ok(doomed.length);
+}

@@ -1,0 +1,81 @@
+import { assert } from "../assert";
+import type { Existence, Meta, ObjectRecord, Placement, Stage, ValueAtom } from "./record";
+import { atomMapKey } from "./record";
+import type { Stamp } from "./stamp";
+
+type StampTuple = [number, number, string, string, number, number];
+type AtomTuple = [string | null, 0 | 1, string | null, Meta | null, StampTuple];
+interface RecordJson {
+  i: string;
+  e: [Stage, string, string, 0 | 1, string | null, StampTuple];
+  p: [string | null, string, StampTuple];
+  a: Record<string, AtomTuple[]>;
+  u: number;
+  h: 0 | 1;
+}
+
+/**
+ * Compact JSON for a record: what the node persists per written object and what replication
+ * carries. Decoding validates the shape; a malformed record is a bug or corruption and fails
+ * an assertion (the WAL's checksums already cut torn tails).
+ */
+export function encodeRecord(record: ObjectRecord): string {
+  const a: Record<string, AtomTuple[]> = {};
+  for (const [name, atoms] of record.attrs) {
+    const list: AtomTuple[] = [];
+    for (const atom of atoms.values()) list.push(encodeAtom(atom));
+    if (list.length > 0) a[name] = list;
+  }
+  const e = record.existence;
+  const json: RecordJson = {
+    i: record.id,
+    e: [e.stage, e.classId, e.className, e.system ? 1 : 0, e.deleteRoot, encodeStamp(e.stamp)],
+    p: [record.placement.parent, record.placement.name, encodeStamp(record.placement.stamp)],
+    a,
+    u: record.usnChanged,
+    h: record.hardened ? 1 : 0,
+  };
+  return JSON.stringify(json);
+}
+
+export function decodeRecord(text: string): ObjectRecord {
+  const json = JSON.parse(text) as RecordJson;
+  assert(typeof json.i === "string" && Array.isArray(json.e) && Array.isArray(json.p), "record shape");
+  const existence: Existence = {
+    stage: json.e[0],
+    classId: json.e[1],
+    className: json.e[2],
+    system: json.e[3] === 1,
+    deleteRoot: json.e[4],
+    stamp: decodeStamp(json.e[5]),
+  };
+  const placement: Placement = { parent: json.p[0], name: json.p[1], stamp: decodeStamp(json.p[2]) };
+  const attrs = new Map<string, Map<string, ValueAtom>>();
+  for (const name of Object.keys(json.a)) {
+    const atoms = new Map<string, ValueAtom>();
+    for (const t of json.a[name] ?? []) {
+      const atom = decodeAtom(t);
+      atoms.set(atomMapKey(atom.key), atom);
+    }
+    attrs.set(name, atoms);
+  }
+  return { id: json.i, existence, placement, attrs, usnChanged: json.u, hardened: json.h === 1 };
+}
+
+export function encodeStamp(s: Stamp): StampTuple {
+  return [s.version, s.atMs, s.origin, s.cert.invocation, s.cert.usn, s.localUsn];
+}
+
+export function decodeStamp(t: StampTuple): Stamp {
+  assert(Array.isArray(t) && t.length === 6, "stamp shape");
+  return { version: t[0], atMs: t[1], origin: t[2], cert: { invocation: t[3], usn: t[4] }, localUsn: t[5] };
+}
+
+function encodeAtom(atom: ValueAtom): AtomTuple {
+  return [atom.key, atom.present ? 1 : 0, atom.value, atom.meta, encodeStamp(atom.stamp)];
+}
+
+function decodeAtom(t: AtomTuple): ValueAtom {
+  assert(Array.isArray(t) && t.length === 5, "atom shape");
+  return { key: t[0], present: t[1] === 1, value: t[2], meta: t[3], stamp: decodeStamp(t[4]) };
+}

@@ -1,0 +1,167 @@
+import { assert } from "../assert";
+import type { Guid } from "../guid";
+import { fold } from "../naming";
+import type { ObjectRecord } from "./record";
+import { UsnIndex } from "./usn-index";
+
+export interface BackRef {
+  readonly source: Guid;
+  readonly attribute: string;
+}
+
+/**
+ * The records a node holds in memory, with their indexes: children by parent, alive children
+ * by folded name, back-references, and usnChanged order. Records are immutable values; every
+ * write replaces a record through `put`, which keeps the indexes true.
+ */
+export class Store {
+  private readonly records = new Map<Guid, ObjectRecord>();
+  private readonly children = new Map<Guid, Set<Guid>>();
+  private readonly aliveByName = new Map<Guid, Map<string, Set<Guid>>>();
+  private readonly backRefs = new Map<Guid, Map<Guid, Set<string>>>();
+  private readonly usnIndex = new UsnIndex();
+  /** Ids written since the last `takeDirty`, for persistence. */
+  private dirty = new Set<Guid>();
+  private purged = new Set<Guid>();
+
+  constructor(private isReference: (attribute: string) => boolean) {}
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  get(id: Guid): ObjectRecord | undefined {
+    return this.records.get(id);
+  }
+
+  ids(): IterableIterator<Guid> {
+    return this.records.keys();
+  }
+
+  all(): IterableIterator<ObjectRecord> {
+    return this.records.values();
+  }
+
+  put(record: ObjectRecord): void {
+    const previous = this.records.get(record.id);
+    if (previous !== undefined) {
+      assert(record.usnChanged >= previous.usnChanged, "usnChanged never goes back");
+      this.unindex(previous);
+    }
+    this.records.set(record.id, record);
+    this.index(record, previous?.usnChanged ?? null);
+    this.dirty.add(record.id);
+    this.purged.delete(record.id);
+  }
+
+  /** Purge: the record is removed entirely. */
+  remove(id: Guid): void {
+    const previous = this.records.get(id);
+    if (previous === undefined) return;
+    this.unindex(previous);
+    this.usnIndex.delete(previous.usnChanged);
+    this.records.delete(id);
+    this.dirty.delete(id);
+    this.purged.add(id);
+  }
+
+  childIds(parent: Guid): Guid[] {
+    return [...(this.children.get(parent) ?? [])];
+  }
+
+  hasChildren(parent: Guid): boolean {
+    return (this.children.get(parent)?.size ?? 0) > 0;
+  }
+
+  /** Alive children of `parent` whose stored name folds to `folded`. */
+  aliveNamed(parent: Guid, folded: string): Guid[] {
+    return [...(this.aliveByName.get(parent)?.get(folded) ?? [])];
+  }
+
+  referencedBy(target: Guid): BackRef[] {
+    const out: BackRef[] = [];
+    const sources = this.backRefs.get(target);
+    if (sources === undefined) return out;
+    for (const [source, attrs] of sources) {
+      for (const attribute of attrs) out.push({ source, attribute });
+    }
+    return out;
+  }
+
+  changedAfter(usn: number, limit: number): Array<{ id: Guid; usn: number }> {
+    return this.usnIndex.after(usn, limit);
+  }
+
+  takeDirty(): { written: Guid[]; purged: Guid[] } {
+    const out = { written: [...this.dirty], purged: [...this.purged] };
+    this.dirty = new Set();
+    this.purged = new Set();
+    return out;
+  }
+
+  /** Rebuilds the back-reference index after the set of reference attributes changed. */
+  reindexReferences(isReference: (attribute: string) => boolean): void {
+    this.isReference = isReference;
+    this.backRefs.clear();
+    for (const record of this.records.values()) this.indexRefs(record);
+  }
+
+  private index(record: ObjectRecord, previousUsn: number | null): void {
+    const parent = record.placement.parent;
+    if (parent !== null) {
+      let kids = this.children.get(parent);
+      if (kids === undefined) this.children.set(parent, (kids = new Set()));
+      kids.add(record.id);
+      if (record.existence.stage === "alive") {
+        let byName = this.aliveByName.get(parent);
+        if (byName === undefined) this.aliveByName.set(parent, (byName = new Map()));
+        const key = fold(record.placement.name);
+        let ids = byName.get(key);
+        if (ids === undefined) byName.set(key, (ids = new Set()));
+        ids.add(record.id);
+      }
+    }
+    this.indexRefs(record);
+    this.usnIndex.set(record.id, record.usnChanged, previousUsn);
+  }
+
+  private indexRefs(record: ObjectRecord): void {
+    for (const [attribute, atoms] of record.attrs) {
+      if (!this.isReference(attribute)) continue;
+      for (const atom of atoms.values()) {
+        if (!atom.present || atom.value === null) continue;
+        let sources = this.backRefs.get(atom.value);
+        if (sources === undefined) this.backRefs.set(atom.value, (sources = new Map()));
+        let attrs = sources.get(record.id);
+        if (attrs === undefined) sources.set(record.id, (attrs = new Set()));
+        attrs.add(attribute);
+      }
+    }
+  }
+
+  private unindex(record: ObjectRecord): void {
+    const parent = record.placement.parent;
+    if (parent !== null) {
+      const kids = this.children.get(parent);
+      kids?.delete(record.id);
+      if (kids?.size === 0) this.children.delete(parent);
+      const byName = this.aliveByName.get(parent);
+      const key = fold(record.placement.name);
+      const ids = byName?.get(key);
+      ids?.delete(record.id);
+      if (ids?.size === 0) byName?.delete(key);
+      if (byName?.size === 0) this.aliveByName.delete(parent);
+    }
+    for (const [attribute, atoms] of record.attrs) {
+      if (!this.isReference(attribute)) continue;
+      for (const atom of atoms.values()) {
+        if (atom.value === null) continue;
+        const sources = this.backRefs.get(atom.value);
+        const attrs = sources?.get(record.id);
+        attrs?.delete(attribute);
+        if (attrs?.size === 0) sources?.delete(record.id);
+        if (sources?.size === 0) this.backRefs.delete(atom.value);
+      }
+    }
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * TextEncoder/TextDecoder are ECMAScript-adjacent globals present in every runtime the core
+ * runs on (Node, browsers). The core's tsconfig carries no DOM or Node types, so declare the
+ * small part it uses.
+ */
+declare class TextEncoder {
+  encode(input?: string): Uint8Array;
+}
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean });
+  decode(input?: Uint8Array): string;
+}

@@ -1,0 +1,177 @@
+import type { Directory } from "../directory";
+import { ok, refuse } from "../errors";
+import type { Result } from "../errors";
+import type { Guid } from "../guid";
+import { parseGuid } from "../guid";
+import { composeDn, fold, joinPath } from "../naming";
+import type { ObjectRecord } from "../store/record";
+import { placementRepair } from "./placement-repair";
+import type { PlacementRepair } from "./placement-repair";
+
+export interface EffectiveFacts extends PlacementRepair {
+  readonly effectiveName: string;
+  readonly conflicted: boolean;
+}
+
+const cnfMarker = " CNF:";
+const depthMax = 100_000;
+
+/**
+ * The derived effective view of one node at one instant: placement repairs, CNF display names,
+ * paths and DNs. Every choice is a function of stored atoms (and, for stages, this node's
+ * clock), so nodes holding the same atoms render the same view.
+ */
+export class EffectiveView {
+  private readonly facts = new Map<Guid, EffectiveFacts>();
+
+  constructor(readonly dir: Directory) {}
+
+  of(record: ObjectRecord): EffectiveFacts {
+    const cached = this.facts.get(record.id);
+    if (cached !== undefined) return cached;
+    const repair = placementRepair(this.dir, record);
+    const naming = this.cnfName(record, repair.effectiveParent);
+    const facts = { ...repair, ...naming };
+    this.facts.set(record.id, facts);
+    return facts;
+  }
+
+  /** Alive children in the effective tree (stored children plus repaired arrivals). */
+  aliveChildren(parent: Guid): ObjectRecord[] {
+    const out: ObjectRecord[] = [];
+    const consider = (id: Guid): void => {
+      const record = this.dir.get(id);
+      if (record === undefined || record.existence.stage !== "alive") return;
+      if (this.of(record).effectiveParent === parent) out.push(record);
+    };
+    for (const id of this.dir.store.childIds(parent)) consider(id);
+    if (parent === this.dir.landmarks()?.lostAndFound) {
+      for (const id of this.dir.repairSuspects()) {
+        const record = this.dir.get(id);
+        if (record === undefined || record.placement.parent === parent) continue;
+        if (this.of(record).effectiveParent === record.placement.parent) {
+          this.dir.dropRepairSuspect(id);
+        } else {
+          consider(id);
+        }
+      }
+    }
+    return out;
+  }
+
+  hasAliveChildren(parent: Guid): boolean {
+    return this.aliveChildren(parent).length > 0;
+  }
+
+  /** Effective ancestors root-first, ending with `record` itself (the root excluded). */
+  chain(record: ObjectRecord): ObjectRecord[] {
+    const out: ObjectRecord[] = [];
+    let cursor: ObjectRecord | undefined = record;
+    for (let depth = 0; cursor !== undefined && depth < depthMax; depth++) {
+      const parent = this.of(cursor).effectiveParent;
+      if (parent === null) break;
+      out.push(cursor);
+      cursor = this.dir.get(parent);
+    }
+    return out.reverse();
+  }
+
+  path(record: ObjectRecord): string {
+    return joinPath(this.chain(record).map((r) => this.of(r).effectiveName));
+  }
+
+  dn(record: ObjectRecord): string {
+    const components = this.chain(record)
+      .reverse()
+      .map((r) => ({
+        prefix: this.dir.schema.classById(r.existence.classId)?.dnPrefix ?? "CN",
+        name: this.of(r).effectiveName,
+      }));
+    return composeDn(components);
+  }
+
+  /** Resolves a native path's segments caselessly, CNF display names included. */
+  resolve(segments: readonly string[]): Result<ObjectRecord> {
+    const landmarks = this.dir.landmarks();
+    if (landmarks === null) return refuse("no-root", "this node has not received its first sync");
+    let current = this.dir.get(landmarks.root);
+    for (const segment of segments) {
+      if (current === undefined) break;
+      current = this.child(current.id, segment);
+      if (current === undefined) {
+        return refuse("no-such-object", `no object at path segment ${JSON.stringify(segment)}`);
+      }
+    }
+    if (current === undefined) return refuse("no-such-object", "no such path");
+    return ok(current);
+  }
+
+  private child(parent: Guid, segment: string): ObjectRecord | undefined {
+    const wanted = fold(segment);
+    const marker = segment.lastIndexOf(cnfMarker);
+    if (marker >= 0) {
+      const id = parseGuid(segment.slice(marker + cnfMarker.length).replace(/ \(\d+\)$/, ""));
+      const record = id === null ? undefined : this.dir.get(id);
+      if (record !== undefined && fold(this.of(record).effectiveName) === wanted) {
+        if (this.of(record).effectiveParent === parent) return record;
+      }
+    }
+    for (const id of this.dir.store.aliveNamed(parent, wanted)) {
+      const record = this.dir.get(id);
+      if (record !== undefined && this.of(record).effectiveParent === parent) {
+        if (fold(this.of(record).effectiveName) === wanted) return record;
+      }
+    }
+    return this.aliveChildren(parent).find((r) => fold(this.of(r).effectiveName) === wanted);
+  }
+
+  /**
+   * CNF display names: among alive siblings (same effective parent) whose stored names fold
+   * equal, the earliest placement claim keeps the name; each later one shows as
+   * `<stored name> CNF:<guid>`, with ` (2)`, ` (3)` appended while that still collides.
+   */
+  private cnfName(record: ObjectRecord, parent: Guid | null): { effectiveName: string; conflicted: boolean } {
+    const name = record.placement.name;
+    const plain = { effectiveName: name, conflicted: false };
+    if (parent === null || record.existence.stage !== "alive") return plain;
+    const folded = fold(name);
+    const rivals = this.siblingsNamed(parent, folded, record);
+    if (rivals.length === 0) return plain;
+    const earliest = [record, ...rivals].reduce((a, b) => (earlierClaim(b, a) ? b : a));
+    if (earliest.id === record.id) return plain;
+    const base = `${name}${cnfMarker}${record.id}`;
+    let candidate = base;
+    for (let n = 2; n < 1000 && this.dir.store.aliveNamed(parent, fold(candidate)).length > 0; n++) {
+      candidate = `${base} (${n})`;
+    }
+    return { effectiveName: candidate, conflicted: true };
+  }
+
+  private siblingsNamed(parent: Guid, folded: string, record: ObjectRecord): ObjectRecord[] {
+    const ids = new Set(this.dir.store.aliveNamed(parent, folded));
+    if (parent === this.dir.landmarks()?.lostAndFound) {
+      for (const id of this.dir.repairSuspects()) {
+        const r = this.dir.get(id);
+        if (r !== undefined && r.existence.stage === "alive" && fold(r.placement.name) === folded) {
+          if (placementRepair(this.dir, r).effectiveParent === parent) ids.add(id);
+        }
+      }
+    }
+    ids.delete(record.id);
+    const out: ObjectRecord[] = [];
+    for (const id of [...ids].sort()) {
+      const r = this.dir.get(id);
+      if (r !== undefined && placementRepair(this.dir, r).effectiveParent === parent) out.push(r);
+    }
+    if (placementRepair(this.dir, record).effectiveParent !== parent) return [];
+    return out;
+  }
+}
+
+function earlierClaim(a: ObjectRecord, b: ObjectRecord): boolean {
+  const x = a.placement.stamp;
+  const y = b.placement.stamp;
+  if (x.atMs !== y.atMs) return x.atMs < y.atMs;
+  if (x.origin !== y.origin) return x.origin < y.origin;
+  return a.id < b.id;
+}

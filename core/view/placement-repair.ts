@@ -1,0 +1,67 @@
+import type { Directory } from "../directory";
+import type { Guid } from "../guid";
+import type { ObjectRecord } from "../store/record";
+
+export interface PlacementRepair {
+  /** Where the object shows in the effective tree (null only for the root). */
+  readonly effectiveParent: Guid | null;
+  readonly orphaned: boolean;
+  readonly cycleBroken: boolean;
+}
+
+const depthMax = 100_000;
+
+/**
+ * Derived placement, computed from stored atoms alone so that two nodes holding the same atoms
+ * agree. An alive object whose stored parent is missing or not alive is an orphan and shows
+ * under /LostAndFound. Concurrent moves can close a cycle of alive objects; the cycle member
+ * whose placement claim is latest (stamp order, then id) is broken off to /LostAndFound.
+ * Tombstones keep their stored parent: they are in the morgue, not the tree.
+ */
+export function placementRepair(dir: Directory, record: ObjectRecord): PlacementRepair {
+  const stored = record.placement.parent;
+  const landmarks = dir.landmarks();
+  const lostAndFound = landmarks?.lostAndFound ?? landmarks?.root ?? null;
+  const none = { effectiveParent: stored, orphaned: false, cycleBroken: false };
+  if (stored === null || record.existence.stage !== "alive" || lostAndFound === null) return none;
+  if (record.id === landmarks?.root) return { ...none, effectiveParent: null };
+  const parent = dir.get(stored);
+  if (parent === undefined || parent.existence.stage !== "alive") {
+    return { effectiveParent: lostAndFound, orphaned: true, cycleBroken: false };
+  }
+  const breaker = cycleBreaker(dir, record);
+  if (breaker === record.id) {
+    return { effectiveParent: lostAndFound, orphaned: false, cycleBroken: true };
+  }
+  return none;
+}
+
+/**
+ * If walking up from `record` through alive stored parents returns to `record`, the member of
+ * that cycle with the latest placement claim; otherwise null.
+ */
+function cycleBreaker(dir: Directory, record: ObjectRecord): Guid | null {
+  const members: ObjectRecord[] = [record];
+  let cursor = record.placement.parent;
+  for (let depth = 0; cursor !== null && depth < depthMax; depth++) {
+    if (cursor === record.id) return latestClaim(members);
+    const next = dir.get(cursor);
+    if (next === undefined || next.existence.stage !== "alive") return null;
+    if (members.length > 1 && members.some((m) => m.id === cursor)) return null;
+    members.push(next);
+    cursor = next.placement.parent;
+  }
+  return null;
+}
+
+function latestClaim(members: readonly ObjectRecord[]): Guid {
+  let best = members[0]!;
+  for (const m of members) {
+    const a = m.placement.stamp;
+    const b = best.placement.stamp;
+    const later =
+      a.atMs !== b.atMs ? a.atMs > b.atMs : a.origin !== b.origin ? a.origin > b.origin : m.id > best.id;
+    if (later) best = m;
+  }
+  return best.id;
+}

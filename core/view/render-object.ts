@@ -1,0 +1,138 @@
+import { compareCaseless } from "../naming";
+import { surfaceOf } from "../schema";
+import type { ObjectRecord, ValueAtom } from "../store/record";
+import { presentValues } from "../store/record";
+import type { Stamp } from "../store/stamp";
+import { msToTimestamp } from "../syntax";
+import { isGhost } from "../ops/gates";
+import { effectiveStage } from "./aging";
+import type { EffectiveView } from "./effective-view";
+import type { AttributePayload, ChildSummary, ObjectPayload, StampPayload, ValuePayload } from "./payload-types";
+
+export function renderStamp(stamp: Stamp): StampPayload {
+  return {
+    version: stamp.version,
+    at: msToTimestamp(stamp.atMs),
+    origin: stamp.origin,
+    cert: { invocation: stamp.cert.invocation, usn: stamp.cert.usn },
+    localUsn: stamp.localUsn,
+  };
+}
+
+/** The object payload of SPEC with every field; repair fields only where they differ. */
+export function renderObject(view: EffectiveView, record: ObjectRecord, nowMs: number): ObjectPayload {
+  const dir = view.dir;
+  const facts = view.of(record);
+  const cls = dir.schema.classById(record.existence.classId);
+  const attached = presentValues(record, "attachedFacets").map((a) => a.value ?? "");
+  const payload: ObjectPayload = {
+    id: record.id,
+    parent: record.placement.parent,
+    name: record.placement.name,
+    class: cls?.name ?? record.existence.className,
+    classId: record.existence.classId,
+    system: record.existence.system,
+    facets: cls === undefined ? [] : [...surfaceOf(dir.schema, cls.name, attached).facets],
+    dn: view.dn(record),
+    path: view.path(record),
+    hasChildren: view.hasAliveChildren(record.id),
+    stage: record.existence.stage,
+    effectiveStage: effectiveStage(dir, record, nowMs),
+    ghost: isGhost(dir, record),
+    existence: renderStamp(record.existence.stamp),
+    placement: renderStamp(record.placement.stamp),
+    usnChanged: record.usnChanged,
+    referencedBy: referencedBy(view, record),
+    attributes: renderAttributes(view, record, nowMs),
+  };
+  return withRepairs(payload, record, facts);
+}
+
+function withRepairs(
+  payload: ObjectPayload,
+  record: ObjectRecord,
+  facts: ReturnType<EffectiveView["of"]>,
+): ObjectPayload {
+  const extra: Record<string, unknown> = {};
+  if (facts.conflicted) extra.conflicted = true;
+  if (facts.orphaned) extra.orphaned = true;
+  if (facts.cycleBroken) extra.cycleBroken = true;
+  if (facts.effectiveName !== record.placement.name) extra.effectiveName = facts.effectiveName;
+  if (facts.effectiveParent !== record.placement.parent) extra.effectiveParent = facts.effectiveParent;
+  return { ...payload, ...extra };
+}
+
+function referencedBy(view: EffectiveView, record: ObjectRecord): ObjectPayload["referencedBy"] {
+  const out: Array<{ id: string; path: string; attribute: string }> = [];
+  for (const ref of view.dir.store.referencedBy(record.id)) {
+    const source = view.dir.get(ref.source);
+    if (source === undefined || source.existence.stage !== "alive") continue;
+    out.push({ id: source.id, path: view.path(source), attribute: ref.attribute });
+  }
+  return out.sort((a, b) => (a.id !== b.id ? (a.id < b.id ? -1 : 1) : compareCaseless(a.attribute, b.attribute)));
+}
+
+function renderAttributes(view: EffectiveView, record: ObjectRecord, nowMs: number): AttributePayload[] {
+  const out: AttributePayload[] = [];
+  for (const [name, atoms] of record.attrs) {
+    const def = view.dir.schema.attribute(name);
+    const sorted = [...atoms.values()].sort((a, b) => compareKeys(a.key, b.key));
+    const values = sorted
+      .filter((a) => a.present)
+      .map((a) => renderValue(view, a, def?.syntax === "reference", nowMs));
+    const absent = sorted
+      .filter((a) => !a.present)
+      .map((a) => ({ key: a.key, stamp: renderStamp(a.stamp) }));
+    const entry: AttributePayload = { name: def?.name ?? name, values };
+    out.push(absent.length > 0 ? { ...entry, absent } : entry);
+  }
+  return out.sort((a, b) => compareCaseless(a.name, b.name));
+}
+
+function renderValue(view: EffectiveView, atom: ValueAtom, isReference: boolean, nowMs: number): ValuePayload {
+  const stamp = renderStamp(atom.stamp);
+  const value = atom.value ?? "";
+  const meta = atom.meta === null ? {} : { meta: copyMeta(atom.meta) };
+  if (!isReference) return { value, ...meta, stamp };
+  const target = view.dir.get(value);
+  if (target === undefined) return { value, ...meta, refPath: null, refState: "missing", stamp };
+  const state = effectiveStage(view.dir, target, nowMs);
+  const refPath = state === "alive" ? view.path(target) : null;
+  return { value, ...meta, refPath, refState: state, stamp };
+}
+
+function copyMeta(meta: Readonly<Record<string, readonly string[]>>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const k of Object.keys(meta).sort()) out[k] = [...(meta[k] ?? [])];
+  return out;
+}
+
+function compareKeys(a: string | null, b: string | null): number {
+  const x = a ?? "";
+  const y = b ?? "";
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export function renderChild(view: EffectiveView, record: ObjectRecord): ChildSummary {
+  const facts = view.of(record);
+  const cls = view.dir.schema.classById(record.existence.classId);
+  return {
+    id: record.id,
+    name: facts.effectiveName,
+    class: cls?.name ?? record.existence.className,
+    system: record.existence.system,
+    hasChildren: view.hasAliveChildren(record.id),
+    ghost: isGhost(view.dir, record),
+    conflicted: facts.conflicted,
+    orphaned: facts.orphaned,
+    cycleBroken: facts.cycleBroken,
+  };
+}
+
+export function renderChildren(view: EffectiveView, parent: ObjectRecord): ChildSummary[] {
+  return view
+    .aliveChildren(parent.id)
+    .map((r) => renderChild(view, r))
+    .sort((a, b) => compareCaseless(a.name, b.name) || (a.id < b.id ? -1 : 1));
+}
+
