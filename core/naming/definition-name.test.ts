@@ -66,12 +66,10 @@ describe("definition names", () => {
 });
 
 describe("namespace names", () => {
-  it.each([["com.example"], ["Acme"], ["org.acme.hr2"], ["xy"], ["x.example"], ["gipsy"], ["dirt.x"]])(
-    "accepts %j",
-    (s) => {
-      expect(validateNamespaceName(s)).toEqual({ ok: true, value: s });
-    },
-  );
+  const good = ["com.example", "Acme", "org.acme.hr2", "xy", "x.example", "gipsy", "dirt.x"];
+  it.each(good.map((s) => [s]))("accepts %j", (s) => {
+    expect(validateNamespaceName(s)).toEqual({ ok: true, value: s });
+  });
   it.each([
     ["", "empty"],
     ["com.", "segments"],

@@ -72,7 +72,9 @@ describe("escapeDnValue", () => {
     fc.assert(fc.property(dnText, (s) => isSafelyEscaped(escapeDnValue(s))), { numRuns: 3000 });
   });
   it("round-trips through unescapeDnValue", () => {
-    fc.assert(fc.property(dnText, (s) => unescapeDnValue(escapeDnValue(s)) === s), { numRuns: 3000 });
+    fc.assert(fc.property(dnText, (s) => unescapeDnValue(escapeDnValue(s)) === s), {
+      numRuns: 3000,
+    });
   });
   it("adds exactly one backslash per escaped character and nothing else", () => {
     fc.assert(

@@ -28,11 +28,14 @@ describe("utf8ByteLength", () => {
   });
   it("matches TextEncoder on any UTF-16 (lone surrogates encode as U+FFFD)", () => {
     fc.assert(
-      fc.property(fc.string({ unit: "binary" }), fc.string({ unit: fc.constantFrom("\ud800", "\udc00", "a") }),
+      fc.property(
+        fc.string({ unit: "binary" }),
+        fc.string({ unit: fc.constantFrom("\ud800", "\udc00", "a") }),
         (a, b) => {
           const s = a + b + a;
           return utf8ByteLength(s) === new TextEncoder().encode(s).length;
-        }),
+        },
+      ),
       { numRuns: 3000 },
     );
   });
