@@ -1,0 +1,175 @@
+// Goal: SimFs keeps the FileSystem port contract while up, and across a crash keeps exactly
+// what a real disk may keep: synced bytes, dir entries after syncDir, torn prefixes of the
+// last unsynced append; images restore older durable states; failNext injects EIO.
+// Method: the shared contract suite, then targeted crash cases over many crash seeds.
+import { describe, expect, it } from "vitest";
+import { fileSystemContract } from "./file-system-contract";
+import { Prng } from "./prng";
+import { SimFs, SimFsError } from "./sim-fs";
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+const text = (data: Uint8Array | null): string | null =>
+  data === null ? null : new TextDecoder().decode(data);
+const noTear = { tornTail: false };
+
+describe("SimFs: FileSystem contract", () => {
+  fileSystemContract(() => new SimFs());
+});
+
+describe("SimFs: crash", () => {
+  it("keeps synced bytes and loses unsynced ones", () => {
+    const fs = new SimFs();
+    fs.append("f", bytes("durable"));
+    fs.sync("f");
+    fs.syncDir("");
+    fs.append("f", bytes("+volatile"));
+    fs.crash(new Prng(1), noTear);
+    expect(text(fs.read("f"))).toBe("durable");
+  });
+
+  it("a created file whose dir was never synced may vanish; after syncDir it stays", () => {
+    const outcomes = new Set<string | null>();
+    for (let seed = 0; seed < 40; seed++) {
+      const fs = new SimFs();
+      fs.append("wal/1.log", bytes("rec"));
+      fs.sync("wal/1.log");
+      fs.crash(new Prng(seed), noTear);
+      outcomes.add(text(fs.read("wal/1.log")));
+    }
+    expect([...outcomes].sort()).toEqual(["rec", null].sort());
+    const fs = new SimFs();
+    fs.append("wal/1.log", bytes("rec"));
+    fs.sync("wal/1.log");
+    fs.syncDir("wal");
+    fs.crash(new Prng(0), noTear);
+    expect(text(fs.read("wal/1.log"))).toBe("rec");
+  });
+
+  it("rename is durable only after syncDir; either the old or the new state survives", () => {
+    const seen = new Set<string>();
+    for (let seed = 0; seed < 40; seed++) {
+      const fs = new SimFs();
+      fs.write("snap", bytes("v1"));
+      fs.sync("snap");
+      fs.syncDir("");
+      fs.write("snap.tmp", bytes("v2"));
+      fs.sync("snap.tmp");
+      fs.rename("snap.tmp", "snap");
+      fs.crash(new Prng(seed), noTear);
+      seen.add(`${text(fs.read("snap"))}|${fs.list("").join(",")}`);
+    }
+    expect([...seen].sort()).toEqual(["v1|snap", "v2|snap"]);
+    const fs = new SimFs();
+    fs.write("snap.tmp", bytes("v2"));
+    fs.sync("snap.tmp");
+    fs.rename("snap.tmp", "snap");
+    fs.syncDir("");
+    fs.crash(new Prng(0), noTear);
+    expect(text(fs.read("snap"))).toBe("v2");
+  });
+
+  it("an unsynced write over synced content reverts to the synced content", () => {
+    const fs = new SimFs();
+    fs.write("f", bytes("old"));
+    fs.sync("f");
+    fs.syncDir("");
+    fs.write("f", bytes("newer"));
+    fs.truncate("f", 1);
+    fs.crash(new Prng(2));
+    expect(text(fs.read("f"))).toBe("old");
+  });
+
+  it("a truncate below synced length then appends reverts exactly", () => {
+    const fs = new SimFs();
+    fs.append("f", bytes("abcdef"));
+    fs.sync("f");
+    fs.syncDir("");
+    fs.truncate("f", 2);
+    fs.append("f", bytes("XY"));
+    expect(text(fs.read("f"))).toBe("abXY");
+    fs.crash(new Prng(3));
+    expect(text(fs.read("f"))).toBe("abcdef");
+  });
+
+  it("a torn tail keeps a prefix of the unsynced bytes of the last-appended file only", () => {
+    const kept = new Set<string>();
+    for (let seed = 0; seed < 200; seed++) {
+      const fs = new SimFs();
+      fs.append("other", bytes("o"));
+      fs.append("log", bytes("AAAA"));
+      fs.sync("log");
+      fs.sync("other");
+      fs.syncDir("");
+      fs.append("other", bytes("lost"));
+      fs.append("log", bytes("BBBB"));
+      const report = fs.crash(new Prng(seed));
+      const content = text(fs.read("log")) ?? "";
+      expect("AAAABBBB".startsWith(content) && content.startsWith("AAAA")).toBe(true);
+      expect(text(fs.read("other"))).toBe("o");
+      expect(report.torn?.keptBytes ?? 0).toBe(content.length - 4);
+      kept.add(content);
+    }
+    expect(kept.size).toBe(5);
+  });
+
+  it("after a crash the disk is consistent: the next crash changes nothing", () => {
+    const fs = new SimFs();
+    fs.append("a/x", bytes("1"));
+    fs.append("b/y", bytes("2"));
+    fs.sync("a/x");
+    fs.crash(new Prng(5));
+    const before = fs.image();
+    fs.crash(new Prng(6));
+    expect(fs.image()).toEqual(before);
+    expect(fs.paths()).toEqual([...before.files.keys()]);
+  });
+});
+
+describe("SimFs: images and faults", () => {
+  it("image captures durable state only; restore rolls the disk back", () => {
+    const fs = new SimFs();
+    fs.append("f", bytes("one"));
+    fs.sync("f");
+    fs.syncDir("");
+    fs.append("f", bytes("-unsynced"));
+    const old = fs.image();
+    expect(text(old.files.get("f") ?? null)).toBe("one");
+    fs.sync("f");
+    fs.append("g", bytes("new file"));
+    fs.sync("g");
+    fs.syncDir("");
+    fs.restore(old);
+    expect(fs.list("")).toEqual(["f"]);
+    expect(text(fs.read("f"))).toBe("one");
+    fs.append("f", bytes("!"));
+    expect(text(old.files.get("f") ?? null)).toBe("one");
+  });
+
+  it("failNext throws EIO once without effect, then operations succeed", () => {
+    const fs = new SimFs();
+    fs.failNext("append");
+    expect(() => fs.append("f", bytes("x"))).toThrow(SimFsError);
+    expect(fs.read("f")).toBeNull();
+    fs.append("f", bytes("x"));
+    fs.failNext("sync", 2);
+    for (let i = 0; i < 2; i++) {
+      try {
+        fs.sync("f");
+        expect.unreachable();
+      } catch (error) {
+        expect(error).toBeInstanceOf(SimFsError);
+        expect((error as SimFsError).code).toBe("EIO");
+      }
+    }
+    fs.sync("f");
+    expect(fs.stats.syncs).toBe(1);
+  });
+
+  it("refuses a file under a file and a file over a directory", () => {
+    const fs = new SimFs();
+    fs.append("a/b", bytes("x"));
+    expect(() => fs.append("a", bytes("y"))).toThrow(/EISDIR/);
+    expect(() => fs.append("a/b/c", bytes("y"))).toThrow(/ENOTDIR/);
+    expect(text(fs.read("./a//b"))).toBe("x");
+  });
+});

@@ -1,0 +1,373 @@
+import { assert } from "../core/assert";
+import type { FileSystem } from "../core/wal/fs-port";
+import type { Prng } from "./prng";
+
+/** The operations of the FileSystem port, named for fault injection. */
+export type FsOp =
+  | "list"
+  | "read"
+  | "append"
+  | "write"
+  | "sync"
+  | "syncDir"
+  | "truncate"
+  | "rename"
+  | "remove"
+  | "size";
+
+export type SimFsErrorCode = "EIO" | "ENOENT" | "EISDIR" | "ENOTDIR";
+
+/** Thrown like a node:fs error: `code` says which. EIO only ever comes from failNext. */
+export class SimFsError extends Error {
+  override readonly name = "SimFsError";
+  constructor(
+    readonly code: SimFsErrorCode,
+    readonly op: FsOp,
+    readonly path: string,
+  ) {
+    super(`${code}: ${op} ${path}`);
+  }
+}
+
+/** The durable state of a disk as a value: path -> content, paths sorted. */
+export interface SimFsImage {
+  readonly files: ReadonlyMap<string, Uint8Array>;
+}
+
+export interface SimFsStats {
+  appends: number;
+  appendedBytes: number;
+  writes: number;
+  syncs: number;
+  dirSyncs: number;
+  crashes: number;
+}
+
+export interface CrashOptions {
+  /** Keep a random prefix of the last-appended file's unsynced tail (a torn write). */
+  readonly tornTail: boolean;
+}
+
+export interface CrashReport {
+  /** Directories whose unsynced entry changes survived, sorted. */
+  readonly keptDirs: readonly string[];
+  /** Directories whose unsynced entry changes were lost, sorted. */
+  readonly lostDirs: readonly string[];
+  /** Path and kept byte count of the torn tail, when one was kept. */
+  readonly torn: { readonly path: string; readonly keptBytes: number } | null;
+}
+
+/**
+ * File data. Invariant while `durableCopy` is null: buf[0, durableLen) is exactly the durable
+ * content, so syncing an append-only file never copies it (the WAL appends and syncs often).
+ * The first change below durableLen snapshots the durable bytes into `durableCopy`.
+ */
+interface Inode {
+  buf: Uint8Array;
+  len: number;
+  durableLen: number;
+  durableCopy: Uint8Array | null;
+}
+
+/**
+ * An in-memory disk for the simulator that keeps what a real disk keeps across power loss.
+ *
+ * Model: a file's bytes are durable after `sync(path)`; a directory's entries (names created,
+ * renamed or removed in it) are durable after `syncDir(dir)`, which makes the directory's
+ * current entries its durable ones. Directories are implicit: they exist while a file lies
+ * under them, and they need no creation. `crash` reverts every file to its synced bytes,
+ * keeps or loses each directory's unsynced entry changes as a whole (a journaling file system
+ * commits a directory's metadata together), and may keep a random prefix of the unsynced
+ * appended tail of the last-appended file: a torn write that can end inside a record.
+ * Errors follow POSIX: ENOENT for a missing file in sync/truncate/rename/remove.
+ */
+export class SimFs implements FileSystem {
+  readonly stats: SimFsStats = {
+    appends: 0,
+    appendedBytes: 0,
+    writes: 0,
+    syncs: 0,
+    dirSyncs: 0,
+    crashes: 0,
+  };
+  private names = new Map<string, Inode>();
+  private durableNames = new Map<string, Inode>();
+  private lastAppended: Inode | null = null;
+  private readonly failures = new Map<FsOp, number>();
+
+  /** Makes the next `count` calls of `op` throw EIO without any effect. */
+  failNext(op: FsOp, count = 1): void {
+    assert(count >= 1, "failNext count >= 1");
+    this.failures.set(op, (this.failures.get(op) ?? 0) + count);
+  }
+
+  clearFailures(): void {
+    this.failures.clear();
+  }
+
+  list(dir: string): string[] {
+    this.maybeFail("list", dir);
+    const d = normDir(dir);
+    const prefix = d === "" ? "" : `${d}/`;
+    const found = new Set<string>();
+    for (const path of this.names.keys()) {
+      if (!path.startsWith(prefix)) continue;
+      const rest = path.slice(prefix.length);
+      const slash = rest.indexOf("/");
+      found.add(slash === -1 ? rest : rest.slice(0, slash));
+    }
+    return [...found].sort();
+  }
+
+  read(path: string): Uint8Array | null {
+    this.maybeFail("read", path);
+    const inode = this.names.get(normPath(path));
+    return inode === undefined ? null : inode.buf.slice(0, inode.len);
+  }
+
+  append(path: string, bytes: Uint8Array): void {
+    this.maybeFail("append", path);
+    const inode = this.openOrCreate("append", normPath(path));
+    ensureCapacity(inode, inode.len + bytes.length);
+    inode.buf.set(bytes, inode.len);
+    inode.len += bytes.length;
+    this.lastAppended = inode;
+    this.stats.appends++;
+    this.stats.appendedBytes += bytes.length;
+  }
+
+  write(path: string, bytes: Uint8Array): void {
+    this.maybeFail("write", path);
+    const inode = this.openOrCreate("write", normPath(path));
+    preserveDurable(inode, 0);
+    inode.buf = bytes.slice();
+    inode.len = bytes.length;
+    this.stats.writes++;
+  }
+
+  sync(path: string): void {
+    this.maybeFail("sync", path);
+    const inode = this.mustGet("sync", path);
+    inode.durableLen = inode.len;
+    inode.durableCopy = null;
+    this.stats.syncs++;
+  }
+
+  syncDir(dir: string): void {
+    this.maybeFail("syncDir", dir);
+    const d = normDir(dir);
+    commitDir(d, this.names, this.durableNames);
+    this.stats.dirSyncs++;
+  }
+
+  truncate(path: string, length: number): void {
+    this.maybeFail("truncate", path);
+    assert(Number.isSafeInteger(length) && length >= 0, "truncate length >= 0");
+    const inode = this.mustGet("truncate", path);
+    if (length < inode.len) {
+      preserveDurable(inode, length);
+    } else {
+      ensureCapacity(inode, length);
+      inode.buf.fill(0, inode.len, length);
+    }
+    inode.len = length;
+  }
+
+  rename(from: string, to: string): void {
+    this.maybeFail("rename", from);
+    const f = normPath(from);
+    const t = normPath(to);
+    const inode = this.mustGet("rename", f);
+    if (f === t) return;
+    this.checkCreatable("rename", t);
+    this.names.delete(f);
+    this.names.set(t, inode);
+  }
+
+  remove(path: string): void {
+    this.maybeFail("remove", path);
+    const p = normPath(path);
+    this.mustGet("remove", p);
+    this.names.delete(p);
+  }
+
+  size(path: string): number | null {
+    this.maybeFail("size", path);
+    const inode = this.names.get(normPath(path));
+    return inode === undefined ? null : inode.len;
+  }
+
+  /**
+   * Power loss: the disk keeps what a real one may keep (see the class comment). Draws from
+   * prng in a fixed order: one coin per directory with unsynced changes (sorted), then the
+   * torn-tail length.
+   */
+  crash(prng: Prng, options: CrashOptions = { tornTail: true }): CrashReport {
+    const { keptDirs, lostDirs } = this.crashNames(prng);
+    const tornInode = options.tornTail ? this.lastAppended : null;
+    let torn: CrashReport["torn"] = null;
+    for (const [path, inode] of sortedEntries(this.names)) {
+      const keep = inode === tornInode && inode.durableCopy === null
+        ? prng.int(0, inode.len - inode.durableLen)
+        : 0;
+      if (keep > 0) torn = { path, keptBytes: keep };
+      revertInode(inode, keep);
+    }
+    this.lastAppended = null;
+    this.failures.clear();
+    this.stats.crashes++;
+    return { keptDirs, lostDirs, torn };
+  }
+
+  /** The durable state as a value; later writes never change an image. */
+  image(): SimFsImage {
+    const files = new Map<string, Uint8Array>();
+    for (const [path, inode] of sortedEntries(this.durableNames)) {
+      files.set(path, durableBytes(inode).slice());
+    }
+    return { files };
+  }
+
+  /** Replaces the whole disk (durable and volatile) with an image: a disk rollback. */
+  restore(image: SimFsImage): void {
+    this.names = new Map();
+    for (const [path, bytes] of image.files) {
+      const buf = bytes.slice();
+      this.names.set(path, { buf, len: buf.length, durableLen: buf.length, durableCopy: null });
+    }
+    this.durableNames = new Map(this.names);
+    this.lastAppended = null;
+    this.failures.clear();
+  }
+
+  /** Paths of all files, sorted; for tests and checkers. */
+  paths(): string[] {
+    return [...this.names.keys()].sort();
+  }
+
+  private crashNames(prng: Prng): { keptDirs: string[]; lostDirs: string[] } {
+    const dirty = new Set<string>();
+    for (const [path, inode] of this.names) {
+      if (this.durableNames.get(path) !== inode) dirty.add(parentOf(path));
+    }
+    for (const path of this.durableNames.keys()) {
+      if (!this.names.has(path)) dirty.add(parentOf(path));
+    }
+    const keptDirs: string[] = [];
+    const lostDirs: string[] = [];
+    for (const dir of [...dirty].sort()) {
+      if (prng.chance(0.5)) {
+        commitDir(dir, this.names, this.durableNames);
+        keptDirs.push(dir);
+      } else {
+        lostDirs.push(dir);
+      }
+    }
+    this.names = new Map(this.durableNames);
+    return { keptDirs, lostDirs };
+  }
+
+  private openOrCreate(op: FsOp, path: string): Inode {
+    const existing = this.names.get(path);
+    if (existing !== undefined) return existing;
+    this.checkCreatable(op, path);
+    const inode: Inode = { buf: new Uint8Array(64), len: 0, durableLen: 0, durableCopy: null };
+    this.names.set(path, inode);
+    return inode;
+  }
+
+  /** A new name must not be a directory, nor lie under a file. */
+  private checkCreatable(op: FsOp, path: string): void {
+    const asDir = `${path}/`;
+    for (const other of this.names.keys()) {
+      if (other.startsWith(asDir)) throw new SimFsError("EISDIR", op, path);
+    }
+    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+      if (this.names.has(path.slice(0, i))) throw new SimFsError("ENOTDIR", op, path);
+    }
+  }
+
+  private mustGet(op: FsOp, path: string): Inode {
+    const inode = this.names.get(normPath(path));
+    if (inode === undefined) throw new SimFsError("ENOENT", op, path);
+    return inode;
+  }
+
+  private maybeFail(op: FsOp, path: string): void {
+    const pending = this.failures.get(op);
+    if (pending === undefined) return;
+    if (pending <= 1) this.failures.delete(op);
+    else this.failures.set(op, pending - 1);
+    throw new SimFsError("EIO", op, path);
+  }
+}
+
+/** Makes the durable entries of `dir` equal to its current entries. */
+function commitDir(dir: string, names: Map<string, Inode>, durable: Map<string, Inode>): void {
+  for (const path of [...durable.keys()]) {
+    if (parentOf(path) === dir && !names.has(path)) durable.delete(path);
+  }
+  for (const [path, inode] of names) {
+    if (parentOf(path) === dir) durable.set(path, inode);
+  }
+}
+
+/** Before bytes at or above `from` change, snapshot the durable bytes they may overlap. */
+function preserveDurable(inode: Inode, from: number): void {
+  if (inode.durableCopy === null && from < inode.durableLen) {
+    inode.durableCopy = inode.buf.slice(0, inode.durableLen);
+  }
+}
+
+function durableBytes(inode: Inode): Uint8Array {
+  return inode.durableCopy ?? inode.buf.subarray(0, inode.durableLen);
+}
+
+/** Power loss for one file: back to its durable bytes plus `keepTail` unsynced bytes. */
+function revertInode(inode: Inode, keepTail: number): void {
+  if (inode.durableCopy !== null) {
+    assert(keepTail === 0, "a rewritten file has no append-only tail to tear");
+    inode.buf = inode.durableCopy;
+    inode.len = inode.durableCopy.length;
+  } else {
+    assert(keepTail <= inode.len - inode.durableLen, "a torn tail is a prefix of the tail");
+    inode.len = inode.durableLen + keepTail;
+  }
+  inode.durableCopy = null;
+  inode.durableLen = inode.len;
+}
+
+function ensureCapacity(inode: Inode, needed: number): void {
+  if (needed <= inode.buf.length) return;
+  const grown = new Uint8Array(Math.max(needed, inode.buf.length * 2));
+  grown.set(inode.buf.subarray(0, inode.len));
+  inode.buf = grown;
+}
+
+function sortedEntries(map: Map<string, Inode>): [string, Inode][] {
+  return [...map.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash === -1 ? "" : path.slice(0, slash);
+}
+
+const unusualPath = /(^|\/)\.{1,2}(\/|$)|^\/|\/$|\/\//;
+
+/** Canonical relative path: no leading or trailing '/', no empty, '.' or '..' parts. */
+function normPath(path: string): string {
+  const p = unusualPath.test(path) ? normSlow(path) : path;
+  assert(p.length > 0, "a file path is not the root");
+  return p;
+}
+
+function normDir(dir: string): string {
+  return dir === "" || dir === "." ? "" : normSlow(dir);
+}
+
+function normSlow(path: string): string {
+  const parts = path.split("/").filter((part) => part !== "" && part !== ".");
+  assert(!parts.includes(".."), "paths never climb out of the root");
+  return parts.join("/");
+}

@@ -1,0 +1,597 @@
+import { assert, assertNever } from "../core/assert";
+import { NodeClock, defaultEpochMs } from "./clock";
+import { EventQueue } from "./event-queue";
+import type { FaultConfig, FaultSource, FaultTarget } from "./faults";
+import { faultSources, presetFaults, skewedClock } from "./faults";
+import { Network } from "./network";
+import type { NetworkStats } from "./network";
+import { Prng } from "./prng";
+import { SimFs } from "./sim-fs";
+import type { SimFsImage } from "./sim-fs";
+import { Trace, defaultTraceOptions } from "./trace";
+import type { TraceOptions } from "./trace";
+
+/**
+ * What a node sees of the world during a callback. The node acts through it and only during
+ * the callback that handed it over: sends, timers and traces outside one are bugs.
+ */
+export interface NodeContext<Msg> {
+  readonly id: string;
+  /** The node's wall clock (skewed, drifting, jumping): what Date.now() would say. */
+  wallMs(): number;
+  /** The node's monotonic clock: drifts, never goes back, meaningless across nodes. */
+  monoMs(): number;
+  /** The node's own stream; survives crashes (it stands for the machine's entropy). */
+  readonly prng: Prng;
+  /** The node's disk; survives crashes as the disk model says. */
+  readonly fs: SimFs;
+  send(to: string, msg: Msg): void;
+  /** (Re)arms the timer `name` to fire after afterMs of the node's mono time (rounded up). */
+  setTimer(name: string, afterMs: number): void;
+  cancelTimer(name: string): void;
+  trace(event: string, detail: string): void;
+}
+
+/**
+ * A node as the world drives it. Every input arrives through one of these calls; the node
+ * answers by acting on the context. Volatile state dies in onCrash; onRestart recovers from
+ * ctx.fs. Timers do not survive a crash.
+ */
+export interface SimNodeHost<Msg, Input = never> {
+  onStart(ctx: NodeContext<Msg>): void;
+  onMessage(ctx: NodeContext<Msg>, from: string, msg: Msg): void;
+  onTimer(ctx: NodeContext<Msg>, name: string): void;
+  /** A client request from the workload (only when the world has one). */
+  onInput?(ctx: NodeContext<Msg>, input: Input): void;
+  onCrash(): void;
+  onRestart(ctx: NodeContext<Msg>): void;
+}
+
+/** Client load: called lazily, one arrival at a time, during the safety phase only. */
+export interface Workload<Input> {
+  next(prng: Prng, nowMs: number): WorkloadArrival<Input> | null;
+}
+
+export interface WorkloadArrival<Input> {
+  readonly afterMs: number;
+  readonly node: string;
+  readonly input: Input;
+}
+
+export interface WorldOptions<Msg, Input = never> {
+  readonly seed: number | string;
+  readonly nodeIds: readonly string[];
+  makeNode(id: string): SimNodeHost<Msg, Input>;
+  /** Defaults to the `none` preset. */
+  readonly faults?: FaultConfig;
+  readonly workload?: Workload<Input>;
+  /** True wall time at virtual time 0; defaults to 2026-01-01T00:00:00Z. */
+  readonly epochMs?: number;
+  /** Hard bound on processed events over the world's life. */
+  readonly maxEvents?: number;
+  readonly trace?: TraceOptions;
+  /** Renders a message for the trace; without it a delivery traces only its sender. */
+  describeMsg?(msg: Msg): string;
+  /** Whole-state checkers run after every event; any violation fails the seed. */
+  invariants?(): readonly string[];
+  /** At heal, step every clock to true time and stop drift (default true). */
+  readonly resyncClocksAtHeal?: boolean;
+}
+
+export type RunStop = "time" | "predicate" | "quiescent" | "event-bound";
+
+export interface ScenarioOptions {
+  readonly safetyMs: number;
+  readonly livenessMs: number;
+  converged(): boolean;
+  /** How often (virtual ms) convergence is checked in the liveness phase. */
+  readonly checkEveryMs?: number;
+}
+
+export interface ScenarioResult {
+  readonly converged: boolean;
+  /** Virtual time at which convergence was first seen, or null. */
+  readonly convergedAtMs: number | null;
+  readonly stop: RunStop;
+  readonly events: number;
+  readonly traceHash: string;
+}
+
+/** A failed seed: the cause plus everything needed to reproduce and read it. */
+export class SimFailure extends Error {
+  override readonly name = "SimFailure";
+  constructor(
+    readonly seed: string,
+    readonly timeMs: number,
+    readonly reason: string,
+    readonly traceTail: readonly string[],
+    options?: { cause: unknown },
+  ) {
+    super(`seed ${seed} failed at t=${timeMs}: ${reason}`, options);
+  }
+}
+
+type Event<Msg> =
+  | { readonly kind: "deliver"; readonly from: number; readonly to: number; readonly msg: Msg }
+  | { readonly kind: "timer"; readonly node: number; readonly name: string; readonly gen: number }
+  | { readonly kind: "restart"; readonly node: number; readonly incarnation: number }
+  | { readonly kind: "fault"; readonly source: number }
+  | { readonly kind: "workload" };
+
+const defaultMaxEvents = 50_000_000;
+
+/**
+ * The deterministic world: nodes, clocks, disks and network on one virtual timeline.
+ *
+ * Determinism: one seed; every random choice comes from a fork of it named after its use
+ * (`net`, `workload`, `faults/<class>`, `node/<id>`, `disk/<id>`, `clock/<id>`); events pop
+ * in (time, insertion) order; nodes are iterated in sorted id order. Nothing reads real time.
+ *
+ * Phases: the safety phase runs the workload and the fault sources; `heal()` ends it (network
+ * healed and quiet, down nodes restarted, clocks resynced, workload and faults stopped);
+ * the liveness phase then runs until the caller's convergence predicate holds.
+ */
+export class World<Msg, Input = never> implements FaultTarget {
+  readonly seed: string;
+  readonly nodeIds: readonly string[];
+  readonly network: Network;
+  readonly trace: Trace;
+  readonly faults: FaultConfig;
+  private readonly slots: NodeSlot<Msg, Input>[];
+  private readonly queue = new EventQueue<Event<Msg>>();
+  private readonly sources: FaultSource[];
+  private readonly images = new Map<string, SimFsImage>();
+  private readonly workloadPrng: Prng;
+  private readonly delays: number[] = [0, 0];
+  private readonly maxEvents: number;
+  private nowMs = 0;
+  private eventCount = 0;
+  private started = false;
+  private healed = false;
+  private active: NodeSlot<Msg, Input> | null = null;
+  private timerGen = 0;
+
+  constructor(private readonly options: WorldOptions<Msg, Input>) {
+    const root = new Prng(options.seed);
+    this.seed = root.seedText;
+    this.faults = options.faults ?? presetFaults("none");
+    this.network = new Network(options.nodeIds, root.fork("net"), this.faults.network);
+    this.nodeIds = this.network.ids;
+    assert(this.nodeIds.length >= 1, "a world has nodes");
+    this.trace = new Trace(options.trace ?? defaultTraceOptions);
+    this.maxEvents = options.maxEvents ?? defaultMaxEvents;
+    this.workloadPrng = root.fork("workload");
+    this.sources = faultSources(this.faults, root.fork("faults"));
+    const epochMs = options.epochMs ?? defaultEpochMs;
+    this.slots = this.nodeIds.map((id, index) => {
+      const clockPrng = root.fork(`clock/${id}`);
+      const monoBaseMs = clockPrng.int(0, 1_000_000_000);
+      const skew = this.faults.clocks ? skewedClock(this.faults.clocks, clockPrng) : null;
+      const clock = new NodeClock({
+        epochMs,
+        offsetMs: skew?.offsetMs ?? 0,
+        driftPpm: skew?.driftPpm ?? 0,
+        monoBaseMs,
+      });
+      const host = options.makeNode(id);
+      return new NodeSlot<Msg, Input>(this, id, index, host, clock, root);
+    });
+  }
+
+  /** Virtual (true) time in ms. */
+  get timeMs(): number {
+    return this.nowMs;
+  }
+
+  get events(): number {
+    return this.eventCount;
+  }
+
+  get isHealed(): boolean {
+    return this.healed;
+  }
+
+  get networkStats(): Readonly<NetworkStats> {
+    return this.network.stats;
+  }
+
+  node(id: string): NodeContext<Msg> {
+    return this.slot(id);
+  }
+
+  host(id: string): SimNodeHost<Msg, Input> {
+    return this.slot(id).host;
+  }
+
+  clock(id: string): NodeClock {
+    return this.slot(id).clock;
+  }
+
+  isUp(id: string): boolean {
+    return this.slot(id).up;
+  }
+
+  downCount(): number {
+    return this.slots.filter((s) => !s.up).length;
+  }
+
+  /** Starts every node (sorted order) and arms the workload and the fault sources. */
+  start(): void {
+    assert(!this.started, "a world starts once");
+    this.started = true;
+    for (const slot of this.slots) {
+      this.trace.record(this.nowMs, slot.id, "start", "");
+      this.call(slot, () => slot.host.onStart(slot));
+    }
+    this.sources.forEach((source, index) => {
+      this.queue.push(this.nowMs + source.firstDelayMs(), { kind: "fault", source: index });
+    });
+    if (this.options.workload) this.scheduleWorkload();
+  }
+
+  /**
+   * Processes events due at or before untilMs, then sets the time to untilMs. Stops early
+   * when `stop` holds (checked every checkEveryMs of virtual time, 0 = after every event),
+   * or at the event bound.
+   */
+  runUntil(untilMs: number, stop?: () => boolean, checkEveryMs = 0): RunStop {
+    assert(this.started, "start() before run");
+    assert(untilMs >= this.nowMs, "time only moves forward");
+    let nextCheckMs = this.nowMs;
+    for (;;) {
+      if (stop !== undefined && this.nowMs >= nextCheckMs) {
+        if (stop()) return "predicate";
+        nextCheckMs = this.nowMs + checkEveryMs;
+      }
+      const due = this.queue.peekTimeMs();
+      if (due === null || due > untilMs) break;
+      if (this.eventCount >= this.maxEvents) return "event-bound";
+      this.step();
+    }
+    this.nowMs = untilMs;
+    return "time";
+  }
+
+  /** Runs until no event is left (or maxMs). Worlds with periodic timers never get there. */
+  runUntilQuiescent(maxMs: number): RunStop {
+    assert(this.started, "start() before run");
+    for (;;) {
+      const due = this.queue.peekTimeMs();
+      if (due === null) return "quiescent";
+      if (due > maxMs) return "time";
+      if (this.eventCount >= this.maxEvents) return "event-bound";
+      this.step();
+    }
+  }
+
+  /** Safety phase with faults, heal, then a quiet liveness phase until convergence. */
+  runScenario(scenario: ScenarioOptions): ScenarioResult {
+    if (!this.started) this.start();
+    const safetyEnd = this.nowMs + scenario.safetyMs;
+    let stop = this.runUntil(safetyEnd);
+    let convergedAtMs: number | null = null;
+    if (stop === "time") {
+      this.heal();
+      const converged = (): boolean => {
+        const ok = scenario.converged();
+        if (ok) convergedAtMs = this.nowMs;
+        return ok;
+      };
+      stop = this.runUntil(safetyEnd + scenario.livenessMs, converged, scenario.checkEveryMs ?? 0);
+      if (stop === "time" && converged()) stop = "predicate";
+    }
+    return {
+      converged: convergedAtMs !== null,
+      convergedAtMs,
+      stop,
+      events: this.eventCount,
+      traceHash: this.trace.hashHex(),
+    };
+  }
+
+  /** Ends the safety phase: see the class comment. Idempotent. */
+  heal(): void {
+    if (this.healed) return;
+    this.healed = true;
+    this.network.heal();
+    this.network.setConfig({ ...this.network.getConfig(), lossP: 0, dupP: 0 });
+    this.trace.record(this.nowMs, "-", "heal", "");
+    if (this.options.resyncClocksAtHeal ?? true) {
+      for (const slot of this.slots) slot.clock.resync(this.nowMs);
+    }
+    for (const slot of this.slots) {
+      if (!slot.up) this.restart(slot);
+    }
+  }
+
+  /** Fails the seed with context (trace tail, time) when a checker finds a violation. */
+  fail(reason: string, cause?: unknown): never {
+    const tail = this.trace.tail();
+    const options = cause === undefined ? undefined : { cause };
+    throw new SimFailure(this.seed, this.nowMs, reason, tail, options);
+  }
+
+  // ---- FaultTarget: also usable directly by tests and scenarios. ----
+
+  partition(groups: string[][]): void {
+    this.network.partition(groups);
+    this.trace.record(this.nowMs, "-", "partition", groups.map((g) => g.join(",")).join(" | "));
+  }
+
+  cut(from: string, to: string): void {
+    this.network.cut(from, to);
+    this.trace.record(this.nowMs, "-", "cut", `${from}->${to}`);
+  }
+
+  healNetwork(): void {
+    this.network.heal();
+    this.trace.record(this.nowMs, "-", "heal-network", "");
+  }
+
+  crash(id: string, options: { readonly downMs: number; readonly tornTail: boolean }): void {
+    const slot = this.slot(id);
+    assert(slot.up, `crash of an up node (${id})`);
+    this.kill(slot);
+    const report = slot.fs.crash(slot.diskPrng, { tornTail: options.tornTail });
+    const torn = report.torn ? `${report.torn.path}+${report.torn.keptBytes}` : "-";
+    const lost = report.lostDirs.length === 0 ? "-" : report.lostDirs.join(",");
+    this.trace.record(this.nowMs, id, "crash", `torn=${torn} lostDirs=${lost}`);
+    this.scheduleRestart(slot, options.downMs);
+  }
+
+  jumpClock(id: string, deltaMs: number): void {
+    this.slot(id).clock.jump(this.nowMs, deltaMs);
+    this.trace.record(this.nowMs, id, "clock-jump", String(deltaMs));
+  }
+
+  takeImage(id: string, key: string): void {
+    this.images.set(`${id}/${key}`, this.slot(id).fs.image());
+    this.trace.record(this.nowMs, id, "disk-image", key);
+  }
+
+  rollback(id: string, key: string, downMs: number): void {
+    const slot = this.slot(id);
+    const image = this.images.get(`${id}/${key}`);
+    assert(image !== undefined, `image ${key} of ${id} exists`);
+    assert(slot.up, `rollback of an up node (${id})`);
+    this.kill(slot);
+    slot.fs.restore(image);
+    this.images.delete(`${id}/${key}`);
+    this.trace.record(this.nowMs, id, "rollback", key);
+    this.scheduleRestart(slot, downMs);
+  }
+
+  // ---- Internals used by NodeSlot. ----
+
+  /** @internal */
+  sendFrom(slot: NodeSlot<Msg, Input>, to: string, msg: Msg): void {
+    this.assertActive(slot, "send");
+    const toIndex = this.network.indexOf(to);
+    const copies = this.network.send(slot.index, toIndex, this.delays);
+    if (copies === 0) {
+      this.trace.record(this.nowMs, slot.id, "lost", `to=${to}`);
+      return;
+    }
+    for (let i = 0; i < copies; i++) {
+      const delay = this.delays[i] as number;
+      this.queue.push(this.nowMs + delay, { kind: "deliver", from: slot.index, to: toIndex, msg });
+    }
+  }
+
+  /** @internal */
+  setTimerFor(slot: NodeSlot<Msg, Input>, name: string, afterMs: number): void {
+    this.assertActive(slot, "setTimer");
+    const gen = ++this.timerGen;
+    slot.timers.set(name, gen);
+    const delay = slot.clock.trueDelayMs(afterMs);
+    this.queue.push(this.nowMs + delay, { kind: "timer", node: slot.index, name, gen });
+  }
+
+  /** @internal */
+  cancelTimerFor(slot: NodeSlot<Msg, Input>, name: string): void {
+    this.assertActive(slot, "cancelTimer");
+    slot.timers.delete(name);
+  }
+
+  /** @internal */
+  traceFor(slot: NodeSlot<Msg, Input>, event: string, detail: string): void {
+    this.assertActive(slot, "trace");
+    this.trace.record(this.nowMs, slot.id, event, detail);
+  }
+
+  private step(): void {
+    const due = this.queue.peekTimeMs();
+    const event = this.queue.pop();
+    assert(due !== null && event !== undefined, "step has an event");
+    assert(due >= this.nowMs, "events never run in the past");
+    this.nowMs = due;
+    this.eventCount++;
+    this.dispatch(event);
+    const check = this.options.invariants;
+    if (check !== undefined) {
+      const violations = check();
+      if (violations.length > 0) this.fail(`invariant: ${violations.join("; ")}`);
+    }
+  }
+
+  private dispatch(event: Event<Msg>): void {
+    switch (event.kind) {
+      case "deliver":
+        return this.deliver(event.from, event.to, event.msg);
+      case "timer":
+        return this.fireTimer(event.node, event.name, event.gen);
+      case "restart": {
+        const slot = this.slots[event.node];
+        assert(slot !== undefined, "restart of a known node");
+        if (!slot.up && slot.incarnation === event.incarnation) this.restart(slot);
+        return;
+      }
+      case "fault":
+        return this.fireFault(event.source);
+      case "workload":
+        return this.runWorkload();
+      default:
+        return assertNever(event, "event");
+    }
+  }
+
+  private deliver(from: number, to: number, msg: Msg): void {
+    const slot = this.slots[to];
+    const sender = this.network.ids[from];
+    assert(slot !== undefined && sender !== undefined, "delivery between known nodes");
+    if (!this.network.arrive(from, to, slot.up)) {
+      this.trace.record(this.nowMs, slot.id, "drop", `from=${sender}`);
+      return;
+    }
+    const describe = this.options.describeMsg;
+    const detail = describe ? `from=${sender} ${describe(msg)}` : `from=${sender}`;
+    this.trace.record(this.nowMs, slot.id, "recv", detail);
+    this.call(slot, () => slot.host.onMessage(slot, sender, msg));
+  }
+
+  private fireTimer(node: number, name: string, gen: number): void {
+    const slot = this.slots[node];
+    assert(slot !== undefined, "timer of a known node");
+    // A re-armed, cancelled or crashed-away timer is stale: its generation moved on.
+    if (!slot.up || slot.timers.get(name) !== gen) return;
+    slot.timers.delete(name);
+    this.trace.record(this.nowMs, slot.id, "timer", name);
+    this.call(slot, () => slot.host.onTimer(slot, name));
+  }
+
+  private fireFault(index: number): void {
+    const source = this.sources[index];
+    assert(source !== undefined, "fault source exists");
+    if (this.healed) return;
+    const nextMs = source.fire(this);
+    if (nextMs !== null) {
+      assert(nextMs >= 0, "fault delays are >= 0");
+      this.queue.push(this.nowMs + nextMs, { kind: "fault", source: index });
+    }
+  }
+
+  private scheduleWorkload(): void {
+    const workload = this.options.workload;
+    assert(workload !== undefined, "a workload is configured");
+    const arrival = workload.next(this.workloadPrng, this.nowMs);
+    if (arrival === null) return;
+    assert(arrival.afterMs >= 0 && Number.isInteger(arrival.afterMs), "arrival delay");
+    this.pendingArrival = arrival;
+    this.queue.push(this.nowMs + arrival.afterMs, { kind: "workload" });
+  }
+
+  private pendingArrival: WorkloadArrival<Input> | null = null;
+
+  private runWorkload(): void {
+    const arrival = this.pendingArrival;
+    assert(arrival !== null, "a workload event has its arrival");
+    this.pendingArrival = null;
+    if (this.healed) return;
+    const slot = this.slot(arrival.node);
+    const onInput = slot.host.onInput;
+    assert(onInput !== undefined, "nodes under a workload implement onInput");
+    if (slot.up) {
+      this.trace.record(this.nowMs, slot.id, "input", "");
+      this.call(slot, () => onInput.call(slot.host, slot, arrival.input));
+    } else {
+      this.trace.record(this.nowMs, slot.id, "input-refused", "down");
+    }
+    this.scheduleWorkload();
+  }
+
+  private kill(slot: NodeSlot<Msg, Input>): void {
+    slot.up = false;
+    slot.incarnation++;
+    slot.timers.clear();
+    slot.host.onCrash();
+  }
+
+  private scheduleRestart(slot: NodeSlot<Msg, Input>, downMs: number): void {
+    assert(downMs >= 0 && Number.isInteger(downMs), "down time is a whole ms count");
+    const event = { kind: "restart", node: slot.index, incarnation: slot.incarnation } as const;
+    this.queue.push(this.nowMs + downMs, event);
+  }
+
+  private restart(slot: NodeSlot<Msg, Input>): void {
+    assert(!slot.up, "restart of a down node");
+    slot.up = true;
+    this.trace.record(this.nowMs, slot.id, "restart", "");
+    this.call(slot, () => slot.host.onRestart(slot));
+  }
+
+  /** Runs a node callback with the node active; any throw fails the seed with context. */
+  private call(slot: NodeSlot<Msg, Input>, run: () => void): void {
+    assert(this.active === null, "node callbacks do not nest");
+    this.active = slot;
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof SimFailure) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      this.fail(`node ${slot.id} threw: ${message}`, error);
+    } finally {
+      this.active = null;
+    }
+  }
+
+  private assertActive(slot: NodeSlot<Msg, Input>, what: string): void {
+    assert(this.active === slot, `${slot.id}: ${what} outside its own callback`);
+  }
+
+  private slot(id: string): NodeSlot<Msg, Input> {
+    const slot = this.slots[this.network.indexOf(id)];
+    assert(slot !== undefined, `known node ${id}`);
+    return slot;
+  }
+}
+
+/** One node's place in the world; it is also the node's context object (no per-call alloc). */
+class NodeSlot<Msg, Input> implements NodeContext<Msg> {
+  up = true;
+  incarnation = 0;
+  /** Live generation per armed timer name. */
+  readonly timers = new Map<string, number>();
+  readonly prng: Prng;
+  readonly diskPrng: Prng;
+  readonly fs = new SimFs();
+
+  constructor(
+    private readonly world: World<Msg, Input>,
+    readonly id: string,
+    readonly index: number,
+    readonly host: SimNodeHost<Msg, Input>,
+    readonly clock: NodeClock,
+    root: Prng,
+  ) {
+    this.prng = root.fork(`node/${id}`);
+    this.diskPrng = root.fork(`disk/${id}`);
+  }
+
+  wallMs(): number {
+    return this.clock.wallMs(this.worldTimeMs());
+  }
+
+  monoMs(): number {
+    return this.clock.monoMs(this.worldTimeMs());
+  }
+
+  send(to: string, msg: Msg): void {
+    this.world.sendFrom(this, to, msg);
+  }
+
+  setTimer(name: string, afterMs: number): void {
+    this.world.setTimerFor(this, name, afterMs);
+  }
+
+  cancelTimer(name: string): void {
+    this.world.cancelTimerFor(this, name);
+  }
+
+  trace(event: string, detail: string): void {
+    this.world.traceFor(this, event, detail);
+  }
+
+  private worldTimeMs(): number {
+    return this.world.timeMs;
+  }
+}
