@@ -18,7 +18,7 @@
  */
 import * as path from "node:path";
 import { assert } from "../../core/assert";
-import { ErasureDebt } from "../../core/wal/erasure-debt";
+import { ErasureDebt, erasureGeneration } from "../../core/wal/erasure-debt";
 import { applyKvBatch, type KvBatch } from "../../core/wal/kv-batch";
 import {
   newestCompleteSnapshot,
@@ -144,9 +144,7 @@ export class DurableStore {
    */
   markErasureDebt(): void {
     this.assertAlive();
-    const marks = this.wal.marks();
-    // The overwrite sits in the active log, or in the previous one if it just rotated.
-    const generation = marks.appendedBytes > 0 ? marks.generation : marks.generation - 1;
+    const generation = erasureGeneration(this.wal.marks());
     this.guard(() => this.debt.raise(generation));
   }
 

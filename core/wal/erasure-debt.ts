@@ -9,6 +9,7 @@
  */
 import { assert } from "../assert";
 import type { FileSystem } from "./fs-port";
+import type { DurabilityMarks } from "./wal-log";
 
 export const erasureDebtPath = "erasure-debt.json";
 
@@ -82,4 +83,12 @@ export class ErasureDebt {
     this.fs.syncDir("");
     this.state = state;
   }
+}
+
+/**
+ * The generation a debt raised now must reach: the active one if it holds records (the
+ * overwriting batch is there), else the one just sealed (an automatic rotation followed it).
+ */
+export function erasureGeneration(marks: DurabilityMarks): number {
+  return marks.appendedBytes > 0 ? marks.generation : marks.generation - 1;
 }

@@ -19,10 +19,11 @@ const headerBytes = 9;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Encodes a batch. A key appears at most once per batch, so replay order inside it is moot. */
+/**
+ * Encodes a batch. Replay applies a batch's puts in order, then its deletes, so a key both put
+ * and deleted in one batch ends up deleted (the node may purge an object it also rewrote).
+ */
 export function encodeKvBatch(batch: KvBatch): Uint8Array {
-  const keys = new Set<string>([...batch.puts.map(([key]) => key), ...batch.dels]);
-  assert(keys.size === batch.puts.length + batch.dels.length, "a key appears once per batch");
   const parts: Uint8Array[] = [];
   for (const [key, value] of batch.puts) parts.push(encodeKey(key), encoder.encode(value));
   for (const key of batch.dels) parts.push(encodeKey(key));
@@ -87,7 +88,7 @@ function readString(bytes: Uint8Array, view: DataView, cursor: { at: number }): 
   return decoder.decode(bytes.subarray(start, start + length));
 }
 
-/** Applies a batch to a key-value map in place (keys are distinct, so order does not matter). */
+/** Applies a batch to a key-value map in place: its puts in order, then its deletes. */
 export function applyKvBatch(map: Map<string, string>, batch: KvBatch): void {
   for (const [key, value] of batch.puts) map.set(key, value);
   for (const key of batch.dels) map.delete(key);

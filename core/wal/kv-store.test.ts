@@ -1,0 +1,137 @@
+/**
+ * Goal: the simulator's synchronous store keeps the storage contract over the FileSystem port:
+ * boot returns exactly the committed map after any mix of commits, rotations, rebuilds and
+ * crashes; a rebuild leaves only a snapshot and the active log; erasure debt is paid only once
+ * no file still holds the overwritten plaintext, and survives a restart until then.
+ * Method: the in-memory file system with crash(); a fast-check op sequence against a plain Map
+ * model; byte search over every file for the erasure property.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { KvBatch } from "./kv-batch";
+import { KvStore } from "./kv-store";
+import { MemoryFileSystem } from "./memory-fs";
+import { StorageDeadError } from "./storage-errors";
+
+function allFiles(fs: MemoryFileSystem, dir = ""): string[] {
+  const out: string[] = [];
+  for (const name of fs.list(dir)) {
+    const path = dir === "" ? name : `${dir}/${name}`;
+    if (fs.read(path) !== null) out.push(path);
+    else out.push(...allFiles(fs, path));
+  }
+  return out;
+}
+
+function contains(haystack: Uint8Array, needle: Uint8Array): boolean {
+  outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+type Op =
+  | { kind: "commit"; batches: KvBatch[] }
+  | { kind: "rotate" }
+  | { kind: "rebuild" }
+  | { kind: "crash" };
+
+const keyArb = fc.constantFrom("o/a", "o/b", "o/c", "o/d", "meta/node");
+const batchArb = fc.record({
+  puts: fc.uniqueArray(fc.tuple(keyArb, fc.string({ maxLength: 12 })), { selector: (p) => p[0], maxLength: 3 }),
+  dels: fc.uniqueArray(keyArb, { maxLength: 2 }),
+});
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.record({ kind: fc.constant("commit" as const), batches: fc.array(batchArb, { minLength: 1, maxLength: 3 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "rotate" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "rebuild" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "crash" as const }) },
+);
+
+describe("KvStore", () => {
+  it("boots to exactly the committed map after any ops and crashes", () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 40 }), fc.integer({ min: 40, max: 400 }), (ops, rotateBytes) => {
+        const fs = new MemoryFileSystem();
+        const model = new Map<string, string>();
+        let { store } = KvStore.open(fs, { rotateBytes });
+        for (const op of ops) {
+          if (op.kind === "commit") {
+            store.commit(op.batches);
+            for (const b of op.batches) {
+              for (const [k, v] of b.puts) model.set(k, v);
+              for (const k of b.dels) model.delete(k);
+            }
+          } else if (op.kind === "rotate") store.rotate();
+          else if (op.kind === "rebuild") store.rebuild();
+          else {
+            fs.crash();
+            const opened = KvStore.open(fs, { rotateBytes });
+            expect(new Map(opened.entries)).toEqual(model);
+            store = opened.store;
+          }
+          expect(store.view().rebuild.lastOutcome?.ok ?? true).toBe(true);
+        }
+        fs.crash();
+        expect(KvStore.open(fs, { rotateBytes }).entries).toEqual(model);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("boots from the snapshot plus the log tail after a rotation", () => {
+    const fs = new MemoryFileSystem();
+    const { store } = KvStore.open(fs);
+    store.commit([{ puts: [["o/a", "1"], ["o/b", "2"]], dels: [] }]);
+    store.rotate();
+    store.commit([{ puts: [["o/c", "3"]], dels: ["o/a"] }]);
+    expect(allFiles(fs).sort()).toEqual(["snap/gen-000001.done", "snap/gen-000001.snap", "wal/gen-000002.log"]);
+    const { boot, entries } = KvStore.open(fs);
+    expect(boot).toMatchObject({ snapshotGeneration: 1, snapshotEntries: 2, recordsReplayed: 1, generation: 2 });
+    expect([...entries].sort()).toEqual([["o/b", "2"], ["o/c", "3"]]);
+  });
+
+  it("pays erasure debt only when no file holds the plaintext, across a restart", () => {
+    const fs = new MemoryFileSystem();
+    const marker = new TextEncoder().encode("PLAINTEXT-7f3a");
+    const { store } = KvStore.open(fs);
+    store.commit([{ puts: [["o/x", '"PLAINTEXT-7f3a"']], dels: [] }]);
+    store.rotate(); // the plaintext now also sits in a snapshot
+    store.commit([{ puts: [["o/x", '"shredded"']], dels: [] }]);
+    store.markErasureDebt();
+    expect(store.view().erasureDebt).toBe(1);
+    const reopened = KvStore.open(fs).store; // the debt is durable
+    expect(reopened.view().erasureDebt).toBe(1);
+    expect(allFiles(fs).some((p) => contains(fs.read(p) ?? new Uint8Array(0), marker))).toBe(true);
+    reopened.rotate();
+    expect(reopened.view().erasureDebt).toBe(0);
+    for (const path of allFiles(fs)) expect(contains(fs.read(path) ?? new Uint8Array(0), marker)).toBe(false);
+    expect(KvStore.open(fs).entries.get("o/x")).toBe('"shredded"');
+  });
+
+  it("removes a rebuild's leftovers at boot", () => {
+    const fs = new MemoryFileSystem();
+    const { store } = KvStore.open(fs);
+    store.commit([{ puts: [["o/a", "1"]], dels: [] }]);
+    fs.write("snap/gen-000009.snap", new Uint8Array([1, 2, 3])); // no marker: interrupted
+    fs.write("snap/gen-000009.done.tmp", new Uint8Array([4]));
+    KvStore.open(fs);
+    expect(fs.list("snap")).toEqual([]);
+  });
+
+  it("dies on an I/O error and refuses writes from then on", () => {
+    const fs = new MemoryFileSystem();
+    const { store } = KvStore.open(fs);
+    const failing = Object.assign(Object.create(fs) as MemoryFileSystem, {
+      sync: () => {
+        throw new Error("EIO: sync");
+      },
+    });
+    const { store: doomed } = KvStore.open(failing);
+    expect(() => doomed.commit([{ puts: [["o/a", "1"]], dels: [] }])).toThrow(StorageDeadError);
+    expect(doomed.view()).toMatchObject({ dead: true, deadReason: "EIO: sync" });
+    expect(() => doomed.markErasureDebt()).toThrow(/storage is dead/);
+    expect(store.dead).toBe(false);
+  });
+});

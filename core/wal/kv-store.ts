@@ -1,0 +1,243 @@
+/**
+ * The synchronous twin of the daemon's DurableStore, for the deterministic simulator: the same
+ * write-ahead log, catalog and erasure debt over any FileSystem, with file-format snapshots.
+ * The simulator has no background, so a rebuild runs to completion inside rotate()/rebuild();
+ * the observable contract (what boot returns, when debt is paid, dead on I/O error) is the
+ * daemon's. Durations come from an optional clock the shell hands in; core reads none.
+ */
+import { assert } from "../assert";
+import { ErasureDebt, erasureGeneration } from "./erasure-debt";
+import type { FileSystem } from "./fs-port";
+import { generationOfName, parseGeneration, snapDir, walDir, walPath } from "./generation-names";
+import { applyKvBatch, type KvBatch } from "./kv-batch";
+import {
+  newestCompleteSnapshot,
+  supersededSnapshotPaths,
+  writeSnapshotMarker,
+  type SnapshotMeta,
+} from "./snapshot-catalog";
+import { FileSnapshotFormat } from "./snapshot-file";
+import { StorageCorruptError, StorageDeadError } from "./storage-errors";
+import type { BootReport, RebuildOutcome, StorageFileView, StorageView } from "./storage-view";
+import { scanLog } from "./record-codec";
+import { WriteAheadLog, type DurabilityMarks } from "./wal-log";
+import { walLimits } from "./wal-limits";
+
+export interface KvStoreOptions {
+  readonly rotateBytes?: number;
+  /** Monotonic milliseconds for boot and rebuild timings; absent means all timings are 0. */
+  readonly clockMs?: () => number;
+}
+
+export interface KvStoreOpened {
+  readonly store: KvStore;
+  readonly boot: BootReport;
+  readonly entries: Map<string, string>;
+}
+
+export class KvStore {
+  private deadReason: string | null = null;
+  private lastOutcome: RebuildOutcome | null = null;
+  private readonly snapshots: FileSnapshotFormat;
+
+  private constructor(
+    private readonly fs: FileSystem,
+    private readonly wal: WriteAheadLog,
+    private snapshot: SnapshotMeta | null,
+    private readonly debt: ErasureDebt,
+    private readonly options: { rotateBytes: number; clockMs: () => number },
+  ) {
+    this.snapshots = new FileSnapshotFormat(fs);
+  }
+
+  /** Boot: newest complete snapshot + replay of later logs, torn tail cut, leftovers removed. */
+  static open(fs: FileSystem, options: KvStoreOptions = {}): KvStoreOpened {
+    const clockMs = options.clockMs ?? (() => 0);
+    const rotateBytes = options.rotateBytes ?? walLimits.rotateBytesDefault;
+    assert(rotateBytes > 0, "rotateBytes is positive");
+    const started = clockMs();
+    const snapshot = newestCompleteSnapshot(fs);
+    eraseAll(fs, supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true), snapDir);
+    if (snapshot !== null && snapshot.kind !== "file") {
+      throw new StorageCorruptError(`snapshot kind ${snapshot.kind} is not readable here`);
+    }
+    const entries = snapshot === null ? new Map() : new FileSnapshotFormat(fs).load(snapshot);
+    const loaded = clockMs();
+    const start = { generation: snapshot?.generation ?? 0, seq: snapshot?.lastSeq ?? 0 };
+    const opened = WriteAheadLog.open(fs, start);
+    for (const record of opened.records) applyKvBatch(entries, record.batch);
+    const replayed = clockMs();
+    eraseAll(fs, opened.stalePaths, walDir);
+    const debt = ErasureDebt.load(fs, opened.wal.marks().generation);
+    const store = new KvStore(fs, opened.wal, snapshot, debt, { rotateBytes, clockMs });
+    const boot: BootReport = {
+      snapshotLoadMs: loaded - started,
+      replayMs: replayed - loaded,
+      totalMs: clockMs() - started,
+      snapshotGeneration: start.generation,
+      snapshotEntries: snapshot?.entries ?? 0,
+      recordsReplayed: opened.records.length,
+      tornBytesCut: opened.tornBytes,
+      generation: opened.wal.marks().generation,
+      entries: entries.size,
+    };
+    return { store, boot, entries };
+  }
+
+  get dead(): boolean {
+    return this.deadReason !== null;
+  }
+
+  /** Appends every batch, then one sync. Throws StorageDeadError once an I/O error happened. */
+  commit(batches: readonly KvBatch[]): void {
+    this.assertAlive();
+    if (batches.length === 0) return;
+    this.guard(() => {
+      for (const batch of batches) this.wal.append(batch);
+      this.wal.sync();
+    });
+    if (this.wal.marks().appendedBytes >= this.options.rotateBytes) this.rotate();
+  }
+
+  /** Seals the active log, opens the next generation, then rebuilds (to completion). */
+  rotate(): { sealedGeneration: number; generation: number } {
+    this.assertAlive();
+    const sealedGeneration = this.guard(() => this.wal.rotate());
+    this.rebuildNow();
+    return { sealedGeneration, generation: this.wal.marks().generation };
+  }
+
+  /** Rebuilds to the newest sealed generation; rotates only if nothing sealed is pending. */
+  rebuild(): { rotated: boolean } {
+    this.assertAlive();
+    const newestSealed = this.wal.sealed().at(-1)?.generation ?? 0;
+    if (newestSealed <= (this.snapshot?.generation ?? 0) && this.wal.marks().appendedBytes > 0) {
+      this.rotate();
+      return { rotated: true };
+    }
+    this.rebuildNow();
+    return { rotated: false };
+  }
+
+  /** Raises erasure debt; call after committing the overwrite, then rotate(). */
+  markErasureDebt(): void {
+    this.assertAlive();
+    const generation = erasureGeneration(this.wal.marks());
+    this.guard(() => this.debt.raise(generation));
+  }
+
+  marks(): DurabilityMarks {
+    return this.wal.marks();
+  }
+
+  view(): StorageView {
+    return {
+      files: this.files(),
+      marks: this.wal.marks(),
+      snapshotGeneration: this.snapshot?.generation ?? 0,
+      rotateBytes: this.options.rotateBytes,
+      erasureDebt: this.debt.count,
+      rebuild: { running: false, pending: false, lastOutcome: this.lastOutcome },
+      dead: this.dead,
+      deadReason: this.deadReason,
+    };
+  }
+
+  private files(): StorageFileView[] {
+    const active = this.wal.marks().generation;
+    const out: StorageFileView[] = [];
+    for (const dir of [walDir, snapDir]) {
+      for (const name of this.fs.list(dir)) {
+        const generation = generationOfName(name);
+        if (generation === null) continue;
+        const kind = dir === walDir ? "wal" : "snapshot";
+        const bytes = this.fs.size(`${dir}/${name}`) ?? 0;
+        const isActive = kind === "wal" && generation === active;
+        out.push({ path: `${dir}/${name}`, kind, generation, bytes, active: isActive });
+      }
+    }
+    return out;
+  }
+
+  private assertAlive(): void {
+    if (this.deadReason !== null) throw new StorageDeadError(this.deadReason);
+  }
+
+  private guard<T>(write: () => T): T {
+    try {
+      return write();
+    } catch (error) {
+      this.deadReason = error instanceof Error ? error.message : String(error);
+      throw new StorageDeadError(this.deadReason);
+    }
+  }
+
+  /** One rebuild to the newest sealed generation; records its outcome, never throws. */
+  private rebuildNow(): void {
+    const started = this.options.clockMs();
+    const previous = this.snapshot;
+    const sealed = this.wal.sealed().filter((g) => g.generation > (previous?.generation ?? 0));
+    const target = sealed.at(-1)?.generation ?? previous?.generation ?? 0;
+    const done = (ok: boolean, error?: string): RebuildOutcome => {
+      const base = { ok, durationMs: this.options.clockMs() - started, generation: target };
+      const entries = ok ? (this.snapshot?.entries ?? 0) : 0;
+      return error === undefined ? { ...base, entries } : { ...base, entries, error };
+    };
+    try {
+      if (sealed.length > 0) {
+        this.snapshot = this.buildSnapshot(previous, target, sealed.at(-1)?.lastSeq ?? 0);
+        this.wal.forget(target);
+      }
+      this.eraseSuperseded(target);
+      this.debt.settle(target);
+      this.lastOutcome = done(true);
+    } catch (error) {
+      this.lastOutcome = done(false, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private buildSnapshot(previous: SnapshotMeta | null, target: number, lastSeq: number): SnapshotMeta {
+    const map = previous === null ? new Map<string, string>() : this.snapshots.load(previous);
+    let expectSeq = (previous?.lastSeq ?? 0) + 1;
+    for (let generation = (previous?.generation ?? 0) + 1; generation <= target; generation++) {
+      const bytes = this.fs.read(walPath(generation)) ?? new Uint8Array(0);
+      const scan = scanLog(bytes, expectSeq);
+      if (scan.tornBytes !== 0) throw new StorageCorruptError(`sealed log ${generation} is torn`);
+      for (const record of scan.records) applyKvBatch(map, record.batch);
+      expectSeq = (scan.records.at(-1)?.seq ?? expectSeq - 1) + 1;
+    }
+    assert(expectSeq === lastSeq + 1, "a rebuild folds exactly the sealed records");
+    const entries = this.snapshots.write(target, map);
+    const meta: SnapshotMeta = { generation: target, lastSeq, entries, kind: "file" };
+    writeSnapshotMarker(this.fs, meta);
+    return meta;
+  }
+
+  private eraseSuperseded(kept: number): void {
+    const walPaths = this.fs
+      .list(walDir)
+      .filter((name) => (parseGeneration(name, ".log") ?? Infinity) <= kept)
+      .map((name) => `${walDir}/${name}`);
+    eraseAll(this.fs, supersededSnapshotPaths(this.fs, kept, false), snapDir);
+    eraseAll(this.fs, walPaths, walDir);
+  }
+}
+
+/**
+ * Overwrites each file with zeros, syncs it, removes it, then syncs the directory. Markers come
+ * first in `paths` (see supersededSnapshotPaths), so a crash midway leaves orphans, not a
+ * complete-looking snapshot without its data.
+ */
+function eraseAll(fs: FileSystem, paths: readonly string[], dir: string): void {
+  if (paths.length === 0) return;
+  for (const path of paths) {
+    const size = fs.size(path);
+    if (size === null) continue;
+    if (size > 0) {
+      fs.write(path, new Uint8Array(size));
+      fs.sync(path);
+    }
+    fs.remove(path);
+  }
+  fs.syncDir(dir);
+}
