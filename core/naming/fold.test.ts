@@ -71,6 +71,19 @@ describe("fold: data", () => {
   });
 });
 
+describe("fold: the outer NFD", () => {
+  it("is a no-op for Unicode 16.0: mappings of NFD-stable characters are already NFD", () => {
+    const pairs: Array<[number, string]> = [];
+    for (const [from, to] of caseFoldingCommon) pairs.push([from, String.fromCodePoint(to)]);
+    for (const [from, to] of caseFoldingFull) pairs.push([from, String.fromCodePoint(...to)]);
+    const offenders = pairs.filter(([from, to]) => {
+      const source = String.fromCodePoint(from);
+      return source === source.normalize("NFD") && to !== to.normalize("NFD");
+    });
+    expect(offenders).toEqual([]);
+  });
+});
+
 describe("fold: laws", () => {
   it("is idempotent", () => {
     fc.assert(fc.property(anyText, (s) => fold(fold(s)) === fold(s)), { numRuns: 2000 });
