@@ -49,6 +49,9 @@ describe("fold: SPEC examples", () => {
     expect(fold("\u1fb3")).toBe("αι");
     expect(caselessEqual("\u1fb3", "ΑΙ")).toBe(true);
   });
+  it("passes unpaired surrogates through and still folds around them", () => {
+    expect(fold("\ud800A\udc00")).toBe("\ud800a\udc00");
+  });
   it("keeps distinct letters distinct and is not toLowerCase", () => {
     expect(caselessEqual("a", "b")).toBe(false);
     expect(caselessEqual("e", "é")).toBe(false);

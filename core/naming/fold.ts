@@ -26,15 +26,17 @@ function buildFoldMap(): Map<number, string> {
   return map;
 }
 
+/** Characters that may have a folding: ASCII capitals and everything outside ASCII. */
+const foldCandidate = /[A-Z]|[^\x00-\x7f]/gu;
+
 /** Full Unicode case folding of a string, without normalization. */
 function caseFold(s: string): string {
-  let out = "";
-  for (const ch of s) {
+  // replace() visits only candidates, so ASCII-lowercase text (most names) is cheap.
+  return s.replace(foldCandidate, (ch) => {
     const cp = ch.codePointAt(0);
-    assert(cp !== undefined, "a code point iterates to at least one unit");
-    out += foldMap.get(cp) ?? ch;
-  }
-  return out;
+    assert(cp !== undefined, "a match holds at least one code unit");
+    return foldMap.get(cp) ?? ch;
+  });
 }
 
 /**
