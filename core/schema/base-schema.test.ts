@@ -34,7 +34,9 @@ describe("base schema tables", () => {
       name: "surname", syntax: "string", singleValued: true, matching: "caseless",
       aliases: ["sn"], legalMeta: [],
     });
-    expect(row("member")).toMatchObject({ syntax: "reference", singleValued: false, legalMeta: ["expiry"] });
+    expect(row("member")).toMatchObject({
+      syntax: "reference", singleValued: false, legalMeta: ["expiry"],
+    });
     expect(row("attributes")).toMatchObject({ legalMeta: ["required"] });
     expect(row("sid")).toMatchObject({ matching: "exact", aliases: ["objectSid"] });
     expect(row("email")).toMatchObject({ singleValued: false, aliases: ["mail"] });
@@ -58,8 +60,9 @@ describe("base schema tables", () => {
     ]);
   });
 
-  test("classes: dnPrefix null only for domainRoot; non-instantiable domainRoot, configuration", () => {
-    expect(baseClasses.filter((c) => c.dnPrefix === null).map((c) => c.name)).toEqual(["domainRoot"]);
+  test("dnPrefix is null only for domainRoot; domainRoot, configuration not instantiable", () => {
+    const noPrefix = baseClasses.filter((c) => c.dnPrefix === null).map((c) => c.name);
+    expect(noPrefix).toEqual(["domainRoot"]);
     expect(baseClasses.filter((c) => !c.instantiable).map((c) => c.name)).toEqual([
       "domainRoot", "configuration",
     ]);

@@ -1,6 +1,6 @@
 import { assert, assertNever } from "../assert";
 import type { Guid } from "../guid";
-import { compareCaseless, fold, wireName } from "../naming";
+import { fold, wireName } from "../naming";
 import {
   type AttributeDef,
   type ClassDef,
@@ -8,9 +8,12 @@ import {
   type ExtensionDef,
   type FacetDef,
   makeCompiledSchema,
+  sortByName,
+  sortCaseless,
   type NamespaceDef,
   type Quarantined,
 } from "./compiled-schema";
+import { definitionClassNames } from "./base-schema";
 import { definitionDisplayName } from "./definition-display-name";
 import type { DefinitionInput } from "./definition-input";
 import { compareIds, type NormalDefinition, normalizeDefinitions } from "./normalize-definitions";
@@ -31,10 +34,11 @@ import {
  *  4. wire names: one caseless universe across attributes, facets, classes and extensions
  *     (they are siblings in the tree); on a duplicate the lowest id wins, the rest wait;
  *  5. references: the greatest set of candidates whose live references all point at joined
- *     definitions of the right kind, found by removing failures in id order until nothing
- *     changes. The greatest fixpoint is unique, so the result does not depend on that order,
- *     and cycles of legalMeta references join. References to tombstones compile out, except
- *     an extension's targetClass and a definition's namespace, without which it is meaningless.
+ *     definitions of the right kind, found by removing failures (worklist seeded in id order)
+ *     until nothing changes. The greatest fixpoint is unique, so the result does not depend
+ *     on the removal order, and cycles of legalMeta references join. References to
+ *     tombstones compile out, except an extension's targetClass and a definition's
+ *     namespace, without which the definition is meaningless.
  * Tombstoned definitions compile out silently; everything else that does not join is
  * quarantined with a reason and joins by itself once the input changes to allow it.
  */
@@ -112,7 +116,7 @@ function namespaceProblem(byId: ReadonlyMap<Guid, NormalDefinition>, nsId: Guid)
   const ns = byId.get(nsId);
   if (ns === undefined) return `waiting for namespace ${nsId}`;
   if (kindOfClassName(ns.className) !== "namespace") {
-    return `parent ${nsId} is a ${ns.className}, not a schemaNamespace`;
+    return `parent ${nsId} is of class ${ns.className}, expected schemaNamespace`;
   }
   if (!ns.alive) return `namespace ${nsId} is deleted`;
   return `waiting for namespace ${nsId}, which is quarantined`;
@@ -148,12 +152,17 @@ function referenceProblem(
   if (target === undefined) return `waiting for ${ref.kind} ${ref.id}`;
   if (!target.alive) return ref.mustLive ? `${ref.kind} ${ref.id} is deleted` : null;
   if (kindOfClassName(target.className) !== ref.kind) {
-    return `${ref.id} is a ${target.className}, not a ${ref.kind} definition`;
+    const expected = definitionClassNames[ref.kind];
+    return `reference ${ref.id} is of class ${target.className}, expected ${expected}`;
   }
   return joined.has(ref.id) ? null : `waiting for ${ref.kind} ${ref.id}, which is quarantined`;
 }
 
-/** Step 5: the greatest fixpoint of "every live reference resolves", then reasons. */
+/**
+ * Step 5: the greatest fixpoint of "every live reference resolves", then reasons. A worklist
+ * seeded in id order re-examines only the definitions that refer to one just removed, so a
+ * long chain costs linear time, not a pass per link.
+ */
 function joinReferences(
   byId: ReadonlyMap<Guid, NormalDefinition>,
   bodies: ReadonlyMap<Guid, DefinitionBody>,
@@ -162,21 +171,29 @@ function joinReferences(
 ): Set<Guid> {
   const order = [...candidates].sort(compareIds);
   const refs = new Map(order.map((id) => [id, referencesOf(bodyOf(bodies, id))]));
+  const referrers = new Map<Guid, Guid[]>();
+  for (const id of order) {
+    for (const r of refs.get(id) ?? []) {
+      const list = referrers.get(r.id);
+      if (list === undefined) referrers.set(r.id, [id]);
+      else list.push(id);
+    }
+  }
   const joined = new Set(order);
   const broken = (id: Guid): string[] =>
     (refs.get(id) ?? []).flatMap((r) => referenceProblem(byId, joined, r) ?? []);
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const id of order) {
-      if (joined.has(id) && broken(id).length > 0) {
-        joined.delete(id);
-        changed = true;
-      }
-    }
+  const work = [...order].reverse();
+  for (let id = work.pop(); id !== undefined; id = work.pop()) {
+    if (!joined.has(id) || broken(id).length === 0) continue;
+    joined.delete(id);
+    for (const referrer of referrers.get(id) ?? []) if (joined.has(referrer)) work.push(referrer);
   }
   // Reasons are computed against the final set only, so they do not depend on the path taken.
   for (const id of order) {
-    if (joined.has(id)) continue;
+    if (joined.has(id)) {
+      assert(broken(id).length === 0, "the joined set is closed");
+      continue;
+    }
     const problems = broken(id);
     assert(problems.length > 0, "a removed candidate has a broken reference");
     quarantine.set(id, problems.join("; "));
@@ -212,7 +229,7 @@ function build(
     const name = wire.get(id);
     return joined.has(id) && name !== undefined ? [name] : [];
   };
-  const names = (ids: readonly Guid[]): string[] => ids.flatMap(nameIn).sort(compareCaseless);
+  const names = (ids: readonly Guid[]): string[] => sortCaseless(ids.flatMap(nameIn));
   for (const def of all) {
     const body = bodies.get(def.id);
     const name = wire.get(def.id);
@@ -237,16 +254,17 @@ function addBuilt(
 ): void {
   switch (body.kind) {
     case "attribute": {
-      const aliases = [...new Set(body.aliases)].sort(compareCaseless);
+      const aliases = sortCaseless([...new Set(body.aliases)]);
       const { syntax, singleValued, matching } = body;
       const legalMeta = names(body.legalMeta);
       out.attributes.push({ ...def, syntax, singleValued, matching, aliases, legalMeta });
       return;
     }
     case "facet": {
-      const attributes = body.members
-        .flatMap((m) => nameIn(m.id).map((name) => ({ name, required: m.required })))
-        .sort((a, b) => compareCaseless(a.name, b.name));
+      const members = body.members.flatMap((m) =>
+        nameIn(m.id).map((name) => ({ id: m.id, name, required: m.required })),
+      );
+      const attributes = sortByName(members).map(({ name, required }) => ({ name, required }));
       out.facets.push({ ...def, attributes });
       return;
     }

@@ -1,6 +1,6 @@
 import { assert } from "../assert";
 import type { Guid } from "../guid";
-import { compareCaseless, fold } from "../naming";
+import { compareCodePoints, fold } from "../naming";
 import type { Matching, Syntax } from "../syntax";
 
 /**
@@ -86,19 +86,34 @@ export type SchemaParts = {
 
 type Named = { readonly id: Guid; readonly name: string };
 
-function byName(a: Named, b: Named): number {
-  const c = compareCaseless(a.name, b.name);
-  return c !== 0 ? c : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+/**
+ * Caseless name order (compareCaseless), then id. Each name is folded once up front: folding
+ * inside the comparator would repeat the NFD work O(n log n) times on large schemas.
+ */
+export function sortByName<T extends Named>(rows: readonly T[]): T[] {
+  const keyed = rows.map((row) => ({ row, key: fold(row.name) }));
+  keyed.sort(
+    (a, b) =>
+      compareCodePoints(a.key, b.key) ||
+      compareCodePoints(a.row.name, b.row.name) ||
+      compareCodePoints(a.row.id, b.row.id),
+  );
+  return keyed.map((k) => k.row);
+}
+
+/** Strings in compareCaseless order, each folded once. */
+export function sortCaseless(names: readonly string[]): string[] {
+  return sortByName(names.map((name) => ({ id: "", name }))).map((n) => n.name);
 }
 
 /** Sorts and indexes compiled parts. Joined names must be caselessly unique per kind. */
 export function makeCompiledSchema(parts: SchemaParts): CompiledSchema {
-  const attributes = [...parts.attributes].sort(byName);
-  const facets = [...parts.facets].sort(byName);
-  const classes = [...parts.classes].sort(byName);
-  const extensions = [...parts.extensions].sort(byName);
-  const namespaces = [...parts.namespaces].sort(byName);
-  const quarantined = [...parts.quarantined].sort(byName);
+  const attributes = sortByName(parts.attributes);
+  const facets = sortByName(parts.facets);
+  const classes = sortByName(parts.classes);
+  const extensions = sortByName(parts.extensions);
+  const namespaces = sortByName(parts.namespaces);
+  const quarantined = sortByName(parts.quarantined);
   const attributeIndex = index(attributes);
   const facetIndex = index(facets);
   const classIndex = index(classes);

@@ -32,22 +32,19 @@ export type NormalDefinition = {
  * the one whose canonical serialization sorts first wins, so the choice depends on content only.
  */
 export function normalizeDefinitions(defs: readonly unknown[]): NormalDefinition[] {
-  const chosen = new Map<Guid, { def: NormalDefinition; key: string }>();
+  const chosen = new Map<Guid, NormalDefinition>();
   const list: readonly unknown[] = Array.isArray(defs) ? defs : [];
   for (const raw of list) {
     const def = normalizeDefinition(raw);
     if (def === null) continue;
-    const key = serialize(def);
     const prior = chosen.get(def.id);
-    if (prior === undefined || prefer(def, key, prior.def, prior.key)) {
-      chosen.set(def.id, { def, key });
-    }
+    if (prior === undefined || prefer(def, prior)) chosen.set(def.id, def);
   }
   const ids = [...chosen.keys()].sort(compareIds);
   return ids.map((id) => {
-    const entry = chosen.get(id);
-    assert(entry !== undefined, "chosen id has an entry");
-    return entry.def;
+    const def = chosen.get(id);
+    assert(def !== undefined, "chosen id has an entry");
+    return def;
   });
 }
 
@@ -56,9 +53,10 @@ export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function prefer(a: NormalDefinition, aKey: string, b: NormalDefinition, bKey: string): boolean {
+/** Serializes only on a clash, which a correct store never produces. */
+function prefer(a: NormalDefinition, b: NormalDefinition): boolean {
   if (a.alive !== b.alive) return !a.alive;
-  return aKey < bKey;
+  return serialize(a) < serialize(b);
 }
 
 function normalizeDefinition(raw: unknown): NormalDefinition | null {
@@ -119,7 +117,8 @@ function normalizeValue(raw: unknown): NormalValue | null {
  * Stored multi-valued attributes are sets, so the order the store listed them in must not
  * matter: sort by canonical text and drop exact repeats.
  */
-function canonicalSet(values: readonly NormalValue[]): NormalValue[] {
+function canonicalSet(values: NormalValue[]): NormalValue[] {
+  if (values.length < 2) return values;
   const byKey = new Map<string, NormalValue>();
   for (const v of values) byKey.set(JSON.stringify([v.value, [...v.meta]]), v);
   return [...byKey.keys()].sort(compareIds).map((k) => {
