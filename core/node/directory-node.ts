@@ -18,6 +18,8 @@ import { shredObject } from "../ops/shred-object";
 import { collectGarbage } from "../gc/collect-garbage";
 import type { ReplicationState } from "../repl/replication-state";
 import { emptyReplicationState } from "../repl/replication-state";
+import { Replicator } from "../repl/replicator";
+import { remintInvocation } from "../repl/rollback";
 import { msToTimestamp } from "../syntax";
 import type { KvBatch } from "../wal/kv-batch";
 import { EffectiveView } from "../view/effective-view";
@@ -58,6 +60,8 @@ export class DirectoryNode {
   purgeHorizonMs: number | null = null;
   private pendingErasure = false;
   private changed = false;
+  /** Replication as pure messages: pull requests, batches, hints (volatile per-pull state). */
+  readonly replicator: Replicator = new Replicator(this);
 
   constructor(readonly dir: Directory) {}
 
@@ -75,7 +79,13 @@ export class DirectoryNode {
     return node;
   }
 
-  static boot(random: Random, entries: ReadonlyMap<string, string>): DirectoryNode | null {
+  /**
+   * Boots from persisted entries. Every boot re-mints the invocation: the node cannot tell a
+   * restart from a restore of an older disk image, and a fresh invocation guarantees that
+   * writes acknowledged after a restore never reuse an originating (invocation, USN) that
+   * partners already hold.
+   */
+  static boot(random: Random, entries: ReadonlyMap<string, string>, nowMs = 0): DirectoryNode | null {
     const probe = Directory.fresh(random);
     const loaded = loadEntries(probe, entries);
     if (loaded.meta === null) return null;
@@ -88,8 +98,9 @@ export class DirectoryNode {
     dir.refreshSchema();
     dir.store.takeDirty();
     const node = new DirectoryNode(dir);
-    node.replication = loaded.meta.replication;
+    node.replication = remintInvocation(dir, loaded.meta.replication, nowMs);
     node.purgeHorizonMs = loaded.meta.purgeHorizonMs;
+    node.changed = true;
     return node;
   }
 

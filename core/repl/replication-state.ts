@@ -3,6 +3,8 @@ import type { Guid } from "../guid";
 /** One entry of the up-to-dateness vector: everything of `invocation` up to `usn` is here. */
 export interface UtdEntry {
   readonly usn: number;
+  /** The node that owns the invocation (rollback detection needs to know whose it is). */
+  readonly node: Guid;
   /** Wall time (this node's clock) of the completed pull that last advanced the entry. */
   readonly syncedAtMs: number;
 }
@@ -11,17 +13,23 @@ export interface UtdEntry {
 export interface Watermark {
   readonly invocation: Guid;
   readonly usn: number;
-  /** Wall time of the last completed pull from this partner. */
+  /** Wall time of the last completed pull from this partner (null: none completed yet). */
   readonly lastSuccessMs: number | null;
+}
+
+export interface RetiredInvocation {
+  readonly invocation: Guid;
+  /** The node's USN when it stopped using the invocation. */
+  readonly usn: number;
 }
 
 export interface ReplicationState {
   readonly utd: Readonly<Record<Guid, UtdEntry>>;
   readonly watermarks: Readonly<Record<Guid, Watermark>>;
-  /** Invocations this node held before a rollback re-minted it (oldest first). */
-  readonly retiredInvocations: readonly Guid[];
+  /** Invocations this node held before (each boot and each detected rollback re-mints). */
+  readonly retired: readonly RetiredInvocation[];
 }
 
 export function emptyReplicationState(): ReplicationState {
-  return { utd: {}, watermarks: {}, retiredInvocations: [] };
+  return { utd: {}, watermarks: {}, retired: [] };
 }

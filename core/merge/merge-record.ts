@@ -1,0 +1,119 @@
+import { assert } from "../assert";
+import type { Guid } from "../guid";
+import type { Existence, ObjectRecord, Placement, ValueAtom } from "../store/record";
+import { atomMapKey } from "../store/record";
+import { compareStamps, relocal } from "../store/stamp";
+import { compareExistence } from "./merge-order";
+import type { ObjectDelta } from "./object-delta";
+
+export interface MergeOutcome {
+  /** The merged record, or null when the delta could not be applied (no existence known). */
+  readonly record: ObjectRecord | null;
+  readonly changed: boolean;
+  /** Human lines for the journal: incoming atoms that lost to what this node holds. */
+  readonly discarded: string[];
+}
+
+/**
+ * Merges one replicated delta into the local record, atom by atom, last writer wins on the
+ * stamp order. Winning incoming atoms are re-indexed under `localUsn`. A shredded (or locally
+ * hardened) record takes no values; a record that turns shredded drops every value atom.
+ * Journal lines name atoms, never values (a shredded value must not survive in the journal).
+ */
+export function mergeRecord(
+  local: ObjectRecord | undefined,
+  delta: ObjectDelta,
+  localUsn: number,
+): MergeOutcome {
+  const discarded: string[] = [];
+  if (local === undefined && (delta.existence === null || delta.placement === null)) {
+    return { record: null, changed: false, discarded: [`${delta.id}: unknown object without creation atoms`] };
+  }
+  const existence = mergeExistence(local, delta.existence, localUsn, discarded, delta.id);
+  const placement = mergePlacement(local?.placement ?? null, delta.placement, localUsn, discarded, delta.id);
+  const erased = existence.value.stage === "shredded" || local?.hardened === true;
+  const attrs = erased
+    ? { value: new Map<string, Map<string, ValueAtom>>(), changed: (local?.attrs.size ?? 0) > 0 }
+    : mergeAttrs(local?.attrs, delta.attrs, localUsn, discarded, delta.id);
+  const changed = existence.changed || placement.changed || attrs.changed;
+  if (!changed && local !== undefined) return { record: local, changed: false, discarded };
+  const record: ObjectRecord = {
+    id: delta.id,
+    existence: existence.value,
+    placement: placement.value,
+    attrs: attrs.value,
+    usnChanged: localUsn,
+    hardened: local?.hardened ?? false,
+  };
+  return { record, changed: true, discarded };
+}
+
+function mergeExistence(
+  local: ObjectRecord | undefined,
+  incoming: Existence | null,
+  localUsn: number,
+  discarded: string[],
+  id: Guid,
+): { value: Existence; changed: boolean } {
+  const held = local?.existence ?? null;
+  if (incoming === null) {
+    assert(held !== null, "an unknown object arrives with its existence atom");
+    return { value: held, changed: false };
+  }
+  if (held !== null) assert(held.classId === incoming.classId, `class of ${id} is immutable`);
+  if (held === null || compareExistence(incoming, held) > 0) {
+    if (local?.hardened === true && incoming.stage === "alive") {
+      discarded.push(`${id}: existence ${incoming.stage} refused by a hardened skeleton`);
+      return { value: held ?? incoming, changed: false };
+    }
+    return { value: { ...incoming, stamp: relocal(incoming.stamp, localUsn) }, changed: true };
+  }
+  if (compareExistence(incoming, held) < 0) discarded.push(`${id}: existence ${incoming.stage} lost`);
+  return { value: held, changed: false };
+}
+
+function mergePlacement(
+  held: Placement | null,
+  incoming: Placement | null,
+  localUsn: number,
+  discarded: string[],
+  id: Guid,
+): { value: Placement; changed: boolean } {
+  if (incoming === null) {
+    assert(held !== null, "an unknown object arrives with its placement atom");
+    return { value: held, changed: false };
+  }
+  if (held === null || compareStamps(incoming.stamp, held.stamp) > 0) {
+    return { value: { ...incoming, stamp: relocal(incoming.stamp, localUsn) }, changed: true };
+  }
+  if (compareStamps(incoming.stamp, held.stamp) < 0) discarded.push(`${id}: placement lost`);
+  return { value: held, changed: false };
+}
+
+function mergeAttrs(
+  held: ReadonlyMap<string, ReadonlyMap<string, ValueAtom>> | undefined,
+  incoming: ReadonlyArray<readonly [string, readonly ValueAtom[]]>,
+  localUsn: number,
+  discarded: string[],
+  id: Guid,
+): { value: Map<string, Map<string, ValueAtom>>; changed: boolean } {
+  const out = new Map<string, Map<string, ValueAtom>>();
+  for (const [name, atoms] of held ?? []) out.set(name, new Map(atoms));
+  let changed = false;
+  for (const [name, atoms] of incoming) {
+    let map = out.get(name);
+    for (const atom of atoms) {
+      const mapKey = atomMapKey(atom.key);
+      const current = map?.get(mapKey);
+      const order = current === undefined ? 1 : compareStamps(atom.stamp, current.stamp);
+      if (order > 0) {
+        if (map === undefined) out.set(name, (map = new Map()));
+        map.set(mapKey, { ...atom, stamp: relocal(atom.stamp, localUsn) });
+        changed = true;
+      } else if (order < 0) {
+        discarded.push(`${id}: ${name} value atom lost`);
+      }
+    }
+  }
+  return { value: out, changed };
+}

@@ -1,0 +1,44 @@
+import type { Directory } from "../directory";
+import { mergeRecord } from "../merge/merge-record";
+import type { PullBatch } from "./messages";
+
+export interface ApplyOutcome {
+  readonly applied: number;
+  readonly refused: number;
+  readonly discarded: number;
+}
+
+const journalLinesPerBatchMax = 20;
+
+/**
+ * The destination side: merge every delta of a batch, each changed object under a fresh local
+ * USN. Discarded concurrent input and refused records go to the journal (bounded per batch).
+ */
+export function applyBatch(dir: Directory, batch: PullBatch, nowMs: number): ApplyOutcome {
+  let applied = 0;
+  let refused = 0;
+  const lines: string[] = [];
+  for (const delta of batch.deltas) {
+    const local = dir.get(delta.id);
+    const usn = dir.usn + 1;
+    const outcome = mergeRecord(local, delta, usn);
+    lines.push(...outcome.discarded);
+    if (outcome.record === null) {
+      refused += 1;
+      continue;
+    }
+    if (!outcome.changed) continue;
+    dir.allocateUsn();
+    dir.write(outcome.record);
+    applied += 1;
+  }
+  dir.refreshSchema();
+  const from = `from ${batch.from}`;
+  for (const line of lines.slice(0, journalLinesPerBatchMax)) {
+    dir.journal.add(nowMs, line.includes("unknown object") ? "record-refused" : "merge-discarded", `${line} (${from})`);
+  }
+  if (lines.length > journalLinesPerBatchMax) {
+    dir.journal.add(nowMs, "merge-discarded", `${lines.length - journalLinesPerBatchMax} more lines ${from}`);
+  }
+  return { applied, refused, discarded: lines.length - refused };
+}

@@ -1,0 +1,60 @@
+import type { Directory } from "../directory";
+import type { ObjectDelta } from "../merge/object-delta";
+import type { ObjectRecord, ValueAtom } from "../store/record";
+import type { Stamp } from "../store/stamp";
+import type { PullBatch, PullRequest, UtdVector } from "./messages";
+
+/**
+ * The source side of a pull: enumerate records by local USN after the destination's
+ * watermark, in bounded batches, sending only atoms changed after the watermark that the
+ * destination's up-to-dateness vector does not already cover (propagation dampening). Cost
+ * grows with the changes, not with the directory's size.
+ */
+export function enumerateChanges(
+  dir: Directory,
+  req: PullRequest,
+  ownUtd: UtdVector,
+): PullBatch {
+  const fromUsn = req.watermark?.invocation === dir.invocationId ? req.watermark.usn : 0;
+  const limit = Math.max(1, req.objectsMax);
+  const changed = dir.store.changedAfter(fromUsn, limit + 1);
+  const more = changed.length > limit;
+  const page = more ? changed.slice(0, limit) : changed;
+  const deltas: ObjectDelta[] = [];
+  for (const { id } of page) {
+    const record = dir.get(id);
+    if (record === undefined) continue;
+    const delta = deltaOf(record, fromUsn, req.utd);
+    if (delta !== null) deltas.push(delta);
+  }
+  const last = page[page.length - 1];
+  const highUsn = more && last !== undefined ? last.usn : Math.max(fromUsn, dir.usn);
+  return {
+    type: "batch",
+    requestId: req.requestId,
+    from: dir.nodeId,
+    invocation: dir.invocationId,
+    deltas,
+    highUsn,
+    more,
+    utd: more ? null : ownUtd,
+  };
+}
+
+function wanted(stamp: Stamp, fromUsn: number, utd: UtdVector): boolean {
+  if (stamp.localUsn <= fromUsn) return false;
+  const seen = utd[stamp.cert.invocation];
+  return seen === undefined || stamp.cert.usn > seen.usn;
+}
+
+function deltaOf(record: ObjectRecord, fromUsn: number, utd: UtdVector): ObjectDelta | null {
+  const existence = wanted(record.existence.stamp, fromUsn, utd) ? record.existence : null;
+  const placement = wanted(record.placement.stamp, fromUsn, utd) ? record.placement : null;
+  const attrs: Array<readonly [string, ValueAtom[]]> = [];
+  for (const [name, atoms] of record.attrs) {
+    const list = [...atoms.values()].filter((a) => wanted(a.stamp, fromUsn, utd));
+    if (list.length > 0) attrs.push([name, list]);
+  }
+  if (existence === null && placement === null && attrs.length === 0) return null;
+  return { id: record.id, existence, placement, attrs };
+}

@@ -1,0 +1,42 @@
+import type { Guid } from "../guid";
+import type { ObjectDelta } from "../merge/object-delta";
+
+/** The up-to-dateness vector as it travels: invocation -> highest originating USN, owner node. */
+export type UtdVector = Readonly<Record<Guid, { readonly usn: number; readonly node: Guid }>>;
+
+/**
+ * Replication as pure messages (AD's pull model). The `dir/drs` fabric service and the
+ * simulator's network carry them unchanged.
+ */
+export interface PullRequest {
+  readonly type: "pull";
+  readonly requestId: number;
+  /** The destination (the node asking). */
+  readonly from: Guid;
+  /** How far the destination enumerated this source, under the source's invocation. */
+  readonly watermark: { readonly invocation: Guid; readonly usn: number } | null;
+  readonly utd: UtdVector;
+  readonly objectsMax: number;
+}
+
+export interface PullBatch {
+  readonly type: "batch";
+  readonly requestId: number;
+  /** The source (the node answering). */
+  readonly from: Guid;
+  readonly invocation: Guid;
+  readonly deltas: readonly ObjectDelta[];
+  /** The source local USN this batch enumerated up to: the next watermark. */
+  readonly highUsn: number;
+  readonly more: boolean;
+  /** On the last batch: the source's own vector, merged by the destination on completion. */
+  readonly utd: UtdVector | null;
+}
+
+/** A change hint: "I have news", so partners pull soon after a write. */
+export interface ChangeHint {
+  readonly type: "hint";
+  readonly from: Guid;
+}
+
+export type ReplicationMessage = PullRequest | PullBatch | ChangeHint;

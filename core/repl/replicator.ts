@@ -1,0 +1,126 @@
+import type { Guid } from "../guid";
+import type { DirectoryNode } from "../node/directory-node";
+import { EffectiveView } from "../view/effective-view";
+import { applyBatch } from "./apply-batch";
+import { enumerateChanges } from "./enumerate-changes";
+import type { PullBatch, PullRequest } from "./messages";
+import { detectsRollback, remintInvocation } from "./rollback";
+import { mergeVectors, ownVector } from "./vectors";
+
+export const pullObjectsMaxDefault = 100;
+
+/**
+ * One node's replication endpoints. The destination asks (`pullRequest`), the source answers
+ * (`answer`) with a bounded batch, the destination merges it (`receive`) and either asks for
+ * the next batch or completes: only a completed pull advances the vector, records the
+ * partner's last success, and lifts a rollback quarantine.
+ */
+export class Replicator {
+  private nextRequestId = 1;
+  private readonly inFlight = new Map<Guid, number>();
+  private readonly refusedJournaled = new Set<Guid>();
+  private readonly repairsJournaled = new Set<string>();
+
+  constructor(private readonly node: DirectoryNode) {}
+
+  /** A pull request to `partner`, or null when the partner is refused (apart too long). */
+  pullRequest(partner: Guid, nowMs: number, objectsMax = pullObjectsMaxDefault): PullRequest | null {
+    const dir = this.node.dir;
+    const mark = this.node.replication.watermarks[partner];
+    const { purgeAfterMs } = dir.replicationConfig();
+    const last = mark?.lastSuccessMs ?? null;
+    if (last !== null && nowMs - last > purgeAfterMs) {
+      if (!this.refusedJournaled.has(partner)) {
+        this.refusedJournaled.add(partner);
+        dir.journal.add(nowMs, "pull-refused", `partner ${partner} last synced longer than maxTimeApart ago`);
+        this.node.markChanged();
+      }
+      return null;
+    }
+    const requestId = this.nextRequestId++;
+    this.inFlight.set(partner, requestId);
+    return {
+      type: "pull",
+      requestId,
+      from: dir.nodeId,
+      watermark: mark === undefined ? null : { invocation: mark.invocation, usn: mark.usn },
+      utd: ownVector(dir, this.node.replication),
+      objectsMax,
+    };
+  }
+
+  isPulling(partner: Guid): boolean {
+    return this.inFlight.has(partner);
+  }
+
+  /** Forget an in-flight pull (timed out or the partner restarted); its batches are ignored. */
+  abandon(partner: Guid): void {
+    this.inFlight.delete(partner);
+  }
+
+  /** The source side. A vector showing this node's own future reveals a rollback. */
+  answer(req: PullRequest, nowMs: number): PullBatch {
+    this.checkRollback(req.utd, nowMs);
+    return enumerateChanges(this.node.dir, req, ownVector(this.node.dir, this.node.replication));
+  }
+
+  /** The destination side: merge, then the next request or completion (null). */
+  receive(batch: PullBatch, nowMs: number): PullRequest | null {
+    if (this.inFlight.get(batch.from) !== batch.requestId) return null;
+    const dir = this.node.dir;
+    if (batch.utd !== null) this.checkRollback(batch.utd, nowMs);
+    const outcome = applyBatch(dir, batch, nowMs);
+    if (outcome.applied > 0) this.journalRepairs(batch, nowMs);
+    const previous = this.node.replication.watermarks[batch.from];
+    const mark = {
+      invocation: batch.invocation,
+      usn: batch.highUsn,
+      lastSuccessMs: batch.more ? (previous?.lastSuccessMs ?? null) : nowMs,
+    };
+    let state = { ...this.node.replication, watermarks: { ...this.node.replication.watermarks, [batch.from]: mark } };
+    this.node.markChanged();
+    if (batch.more) {
+      this.node.replication = state;
+      return this.pullRequest(batch.from, nowMs);
+    }
+    this.inFlight.delete(batch.from);
+    this.refusedJournaled.delete(batch.from);
+    state = { ...state, utd: mergeVectors(state.utd, batch.utd ?? {}, dir.invocationId, nowMs) };
+    this.node.replication = state;
+    if (dir.rollbackLatched) {
+      dir.rollbackLatched = false;
+      dir.journal.add(nowMs, "rollback-healed", `completed a pull from ${batch.from}`);
+    }
+    return null;
+  }
+
+  private checkRollback(vector: PullRequest["utd"], nowMs: number): void {
+    const dir = this.node.dir;
+    if (!detectsRollback(dir, this.node.replication, vector)) return;
+    const old = dir.invocationId;
+    this.node.replication = remintInvocation(dir, this.node.replication, nowMs);
+    dir.rollbackLatched = true;
+    dir.journal.add(
+      nowMs,
+      "rollback-detected",
+      `a partner holds changes of this node beyond its state; invocation ${old} retired for ${dir.invocationId}`,
+    );
+    this.node.markChanged();
+  }
+
+  /** Derived repairs are views, not writes; the journal notes each one once. */
+  private journalRepairs(batch: PullBatch, nowMs: number): void {
+    const view = new EffectiveView(this.node.dir);
+    for (const delta of batch.deltas) {
+      const record = this.node.dir.get(delta.id);
+      if (record === undefined || record.existence.stage !== "alive") continue;
+      const facts = view.of(record);
+      const kind = facts.cycleBroken ? "cycle broken" : facts.orphaned ? "orphaned" : facts.conflicted ? "CNF name" : null;
+      if (kind === null) continue;
+      const key = `${record.id}:${kind}:${record.placement.stamp.version}`;
+      if (this.repairsJournaled.has(key)) continue;
+      this.repairsJournaled.add(key);
+      this.node.dir.journal.add(nowMs, "repair", `${record.id}: ${kind}, shown as ${view.path(record)}`);
+    }
+  }
+}
