@@ -10,6 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { StorageDeadError } from "../../core/wal/storage-errors";
+import { DirectoryLockedError } from "./directory-lock";
 import { DurableStore } from "./durable-store";
 
 const dirs: string[] = [];
@@ -22,7 +23,10 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const put = (key: string, value: string) => ({ puts: [[key, value] as [string, string]], dels: [] });
+const put = (key: string, value: string) => ({
+  puts: [[key, value] as [string, string]],
+  dels: [],
+});
 
 describe("DurableStore", () => {
   it("boots an empty directory to an empty map", async () => {
@@ -129,5 +133,17 @@ describe("DurableStore", () => {
     expect(view.deadReason).toBeTruthy();
     expect(() => store.commit([put("o/c", "3")])).toThrow(/storage is dead/);
     expect(() => store.rotate()).toThrow(StorageDeadError);
+  });
+
+  it("locks its directory against a second open, and takes over a stale lock", async () => {
+    const dir = tempDir();
+    const { store } = await DurableStore.open(dir);
+    await expect(DurableStore.open(dir)).rejects.toThrow(DirectoryLockedError);
+    await store.close();
+    fs.writeFileSync(path.join(dir, "LOCK"), "999999999"); // no such process: stale
+    const again = await DurableStore.open(dir);
+    expect(fs.readFileSync(path.join(dir, "LOCK"), "utf8")).toBe(String(process.pid));
+    await again.store.close();
+    expect(fs.existsSync(path.join(dir, "LOCK"))).toBe(false);
   });
 });

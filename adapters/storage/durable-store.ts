@@ -15,6 +15,7 @@
  * - A rebuild asked for while one runs is queued (one pending flag), never run concurrently.
  * - Any I/O error during a write marks the store dead; writes then throw StorageDeadError. A
  *   failed background rebuild does not kill the store: the log still holds everything.
+ * - One process per data directory (a pid lock file, taken over when its owner is dead).
  */
 import * as path from "node:path";
 import { assert } from "../../core/assert";
@@ -30,6 +31,7 @@ import { StorageDeadError } from "../../core/wal/storage-errors";
 import type { BootReport, RebuildOutcome, StorageView } from "../../core/wal/storage-view";
 import { WriteAheadLog, type DurabilityMarks } from "../../core/wal/wal-log";
 import { walLimits } from "../../core/wal/wal-limits";
+import { lockDirectory } from "./directory-lock";
 import { erasePath } from "./erase-files";
 import { LevelSnapshotFormat } from "./level-snapshot";
 import { NodeFileSystem } from "./node-fs";
@@ -62,14 +64,37 @@ export class DurableStore {
     private readonly wal: WriteAheadLog,
     private snapshot: SnapshotMeta | null,
     private readonly debt: ErasureDebt,
-    readonly rotateBytes: number,
+    private readonly options: { readonly rotateBytes: number; readonly unlock: () => void },
   ) {}
 
-  static async open(dataDir: string, options: DurableStoreOptions = {}): Promise<DurableStoreOpened> {
+  get rotateBytes(): number {
+    return this.options.rotateBytes;
+  }
+
+  /** Opens (creating if missing) and boots a data directory; one process per directory. */
+  static async open(
+    dataDir: string,
+    options: DurableStoreOptions = {},
+  ): Promise<DurableStoreOpened> {
     const rotateBytes = options.rotateBytes ?? walLimits.rotateBytesDefault;
     assert(Number.isSafeInteger(rotateBytes) && rotateBytes > 0, "rotateBytes is positive");
     const started = performance.now();
     const fs = new NodeFileSystem(path.resolve(dataDir));
+    const unlock = lockDirectory(fs.root);
+    try {
+      return await DurableStore.boot(fs, rotateBytes, started, unlock);
+    } catch (error) {
+      unlock();
+      throw error;
+    }
+  }
+
+  private static async boot(
+    fs: NodeFileSystem,
+    rotateBytes: number,
+    started: number,
+    unlock: () => void,
+  ): Promise<DurableStoreOpened> {
     const snapshot = newestCompleteSnapshot(fs);
     for (const leftover of supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true)) {
       await erasePath(fs.resolve(leftover));
@@ -84,7 +109,7 @@ export class DurableStore {
     const replayed = performance.now();
     for (const stale of opened.stalePaths) await erasePath(fs.resolve(stale));
     const debt = ErasureDebt.load(fs, opened.wal.marks().generation);
-    const store = new DurableStore(fs, opened.wal, snapshot, debt, rotateBytes);
+    const store = new DurableStore(fs, opened.wal, snapshot, debt, { rotateBytes, unlock });
     const boot: BootReport = {
       snapshotLoadMs: round(loaded - started),
       replayMs: round(replayed - loaded),
@@ -176,10 +201,11 @@ export class DurableStore {
     }
   }
 
-  /** Waits for a running rebuild, then releases file descriptors. */
+  /** Waits for a running rebuild, then releases file descriptors and the directory lock. */
   async close(): Promise<void> {
     await this.whenRebuildIdle();
     this.fs.closeAll();
+    this.options.unlock();
   }
 
   private assertAlive(): void {

@@ -39,20 +39,32 @@ type Op =
 
 const keyArb = fc.constantFrom("o/a", "o/b", "o/c", "o/d", "meta/node");
 const batchArb = fc.record({
-  puts: fc.uniqueArray(fc.tuple(keyArb, fc.string({ maxLength: 12 })), { selector: (p) => p[0], maxLength: 3 }),
+  puts: fc.uniqueArray(fc.tuple(keyArb, fc.string({ maxLength: 12 })), {
+    selector: (p) => p[0],
+    maxLength: 3,
+  }),
   dels: fc.uniqueArray(keyArb, { maxLength: 2 }),
 });
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant("commit" as const), batches: fc.array(batchArb, { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant("commit" as const),
+      batches: fc.array(batchArb, { minLength: 1, maxLength: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: "rotate" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "rebuild" as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: "crash" as const }) },
 );
 
+const opsArb = fc.array(opArb, { maxLength: 40 });
+const rotateBytesArb = fc.integer({ min: 40, max: 400 });
+
 describe("KvStore", () => {
   it("boots to exactly the committed map after any ops and crashes", () => {
     fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 40 }), fc.integer({ min: 40, max: 400 }), (ops, rotateBytes) => {
+      fc.property(opsArb, rotateBytesArb, (ops, rotateBytes) => {
         const fs = new MemoryFileSystem();
         const model = new Map<string, string>();
         let { store } = KvStore.open(fs, { rotateBytes });
@@ -86,9 +98,18 @@ describe("KvStore", () => {
     store.commit([{ puts: [["o/a", "1"], ["o/b", "2"]], dels: [] }]);
     store.rotate();
     store.commit([{ puts: [["o/c", "3"]], dels: ["o/a"] }]);
-    expect(allFiles(fs).sort()).toEqual(["snap/gen-000001.done", "snap/gen-000001.snap", "wal/gen-000002.log"]);
+    expect(allFiles(fs).sort()).toEqual([
+      "snap/gen-000001.done",
+      "snap/gen-000001.snap",
+      "wal/gen-000002.log",
+    ]);
     const { boot, entries } = KvStore.open(fs);
-    expect(boot).toMatchObject({ snapshotGeneration: 1, snapshotEntries: 2, recordsReplayed: 1, generation: 2 });
+    expect(boot).toMatchObject({
+      snapshotGeneration: 1,
+      snapshotEntries: 2,
+      recordsReplayed: 1,
+      generation: 2,
+    });
     expect([...entries].sort()).toEqual([["o/b", "2"], ["o/c", "3"]]);
   });
 
@@ -103,10 +124,12 @@ describe("KvStore", () => {
     expect(store.view().erasureDebt).toBe(1);
     const reopened = KvStore.open(fs).store; // the debt is durable
     expect(reopened.view().erasureDebt).toBe(1);
-    expect(allFiles(fs).some((p) => contains(fs.read(p) ?? new Uint8Array(0), marker))).toBe(true);
+    const holders = () =>
+      allFiles(fs).filter((p) => contains(fs.read(p) ?? new Uint8Array(0), marker));
+    expect(holders().length).toBeGreaterThan(0);
     reopened.rotate();
     expect(reopened.view().erasureDebt).toBe(0);
-    for (const path of allFiles(fs)) expect(contains(fs.read(path) ?? new Uint8Array(0), marker)).toBe(false);
+    expect(holders()).toEqual([]);
     expect(KvStore.open(fs).entries.get("o/x")).toBe('"shredded"');
   });
 

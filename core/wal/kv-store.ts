@@ -196,7 +196,11 @@ export class KvStore {
     }
   }
 
-  private buildSnapshot(previous: SnapshotMeta | null, target: number, lastSeq: number): SnapshotMeta {
+  private buildSnapshot(
+    previous: SnapshotMeta | null,
+    target: number,
+    lastSeq: number,
+  ): SnapshotMeta {
     const map = previous === null ? new Map<string, string>() : this.snapshots.load(previous);
     let expectSeq = (previous?.lastSeq ?? 0) + 1;
     for (let generation = (previous?.generation ?? 0) + 1; generation <= target; generation++) {

@@ -13,7 +13,8 @@ import { StorageCorruptError } from "./storage-errors";
 import { WriteAheadLog } from "./wal-log";
 
 const put = (key: string, value = "v"): KvBatch => ({ puts: [[key, value]], dels: [] });
-const keysOf = (records: { batch: KvBatch }[]) => records.flatMap((r) => r.batch.puts.map(([k]) => k));
+const keysOf = (records: { batch: KvBatch }[]) =>
+  records.flatMap((r) => r.batch.puts.map(([k]) => k));
 
 describe("WriteAheadLog", () => {
   it("creates generation 1 on an empty disk, durably", () => {

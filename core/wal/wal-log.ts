@@ -130,7 +130,8 @@ export class WriteAheadLog {
     this.fs.write(walPath(next), new Uint8Array(0));
     this.fs.sync(walPath(next));
     this.fs.syncDir(walDir);
-    this.sealedGenerations.push({ generation: sealed, bytes: this.durableBytes, lastSeq: this.durableSeq });
+    const bytes = this.durableBytes;
+    this.sealedGenerations.push({ generation: sealed, bytes, lastSeq: this.durableSeq });
     this.activeGeneration = next;
     this.appendedBytes = this.durableBytes = 0;
     assert(this.durableSeq === this.appendedSeq, "rotation leaves nothing unsynced");
@@ -202,9 +203,8 @@ function replayGeneration(
   const stray = decodeRecordAt(bytes, scan.validBytes);
   if (stray !== null) {
     // A whole, checksummed record out of sequence is not what a crash mid-append leaves.
-    throw new StorageCorruptError(
-      `log ${path} holds seq ${stray.seq} where ${(scan.records.at(-1)?.seq ?? lastSeq) + 1} belongs`,
-    );
+    const expected = (scan.records.at(-1)?.seq ?? lastSeq) + 1;
+    throw new StorageCorruptError(`log ${path} holds seq ${stray.seq} where ${expected} belongs`);
   }
   fs.truncate(path, scan.validBytes);
   fs.sync(path);

@@ -30,10 +30,9 @@ function lcg(seed: number): () => number {
 /** Runs the child until it printed `killAfterAcks` acks, SIGKILLs it, returns the acks seen. */
 function runAndKill(killAfterAcks: number): Promise<{ ready: number; acked: number[] }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "test/storage/writer-child.ts", dataDir], {
-      cwd: repoRoot,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const args = ["--import", "tsx", "test/storage/writer-child.ts", dataDir];
+    const stdio: ["ignore", "pipe", "pipe"] = ["ignore", "pipe", "pipe"];
+    const child = spawn(process.execPath, args, { cwd: repoRoot, stdio });
     const acked: number[] = [];
     let ready = -1;
     let buffered = "";
@@ -71,7 +70,8 @@ describe("kill -9 durability", () => {
     for (let cycle = 0; cycle < cycles; cycle++) {
       const killAfter = Math.floor(random() * 600);
       const { ready, acked } = await runAndKill(killAfter);
-      expect(ready, `seed ${seed} cycle ${cycle}: resumes at or after the acks`).toBeGreaterThanOrEqual(ackedMax);
+      const where = `seed ${seed} cycle ${cycle}`;
+      expect(ready, `${where}: resumes at or after the acks`).toBeGreaterThanOrEqual(ackedMax);
       ackedMax = Math.max(ackedMax, ...acked);
       const { store, entries, boot } = await DurableStore.open(dataDir);
       rebuiltSnapshots = Math.max(rebuiltSnapshots, boot.snapshotGeneration);
@@ -83,11 +83,11 @@ describe("kill -9 durability", () => {
         batches.set(Number(n), [...(batches.get(Number(n)) ?? []), part ?? ""]);
       }
       for (const [n, parts] of batches) {
-        expect(parts.sort(), `seed ${seed} cycle ${cycle}: batch ${n} is whole`).toEqual(["a", "b", "c"]);
+        expect(parts.sort(), `${where}: batch ${n} is whole`).toEqual(["a", "b", "c"]);
       }
       const stored = batches.size;
-      expect(stored, `seed ${seed} cycle ${cycle}: every acked batch survives`).toBeGreaterThanOrEqual(ackedMax);
-      expect(Math.max(0, ...batches.keys()), `seed ${seed}: stored batches are a prefix`).toBe(stored);
+      expect(stored, `${where}: every acked batch survives`).toBeGreaterThanOrEqual(ackedMax);
+      expect(Math.max(0, ...batches.keys()), `${where}: batches form a prefix`).toBe(stored);
       await store.close();
     }
     expect(ackedMax).toBeGreaterThan(0);

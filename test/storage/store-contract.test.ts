@@ -40,6 +40,9 @@ interface Harness {
   allFileBytes(): Uint8Array[];
 }
 
+const optionsOf = (rotateBytes: number | undefined) =>
+  rotateBytes === undefined ? {} : { rotateBytes };
+
 function memoryHarness(): Harness {
   const mfs = new MemoryFileSystem();
   const walk = (dir: string): string[] =>
@@ -48,7 +51,7 @@ function memoryHarness(): Harness {
       return mfs.read(p) === null ? walk(p) : [p];
     });
   return {
-    open: async (rotateBytes) => KvStore.open(mfs, rotateBytes === undefined ? {} : { rotateBytes }),
+    open: async (rotateBytes) => KvStore.open(mfs, optionsOf(rotateBytes)),
     settle: async () => {},
     close: async () => {},
     appendToActiveLog: (bytes) => mfs.append(`wal/${mfs.list("wal").at(-1)}`, bytes),
@@ -66,7 +69,7 @@ function diskHarness(): Harness {
   tempDirs.push(dir);
   const asDurable = (store: StoreLike) => store as DurableStore;
   return {
-    open: async (rotateBytes) => DurableStore.open(dir, rotateBytes === undefined ? {} : { rotateBytes }),
+    open: async (rotateBytes) => DurableStore.open(dir, optionsOf(rotateBytes)),
     settle: (store) => asDurable(store).whenRebuildIdle(),
     close: (store) => asDurable(store).close(),
     appendToActiveLog: (bytes) => {
@@ -78,7 +81,8 @@ function diskHarness(): Harness {
 }
 
 const put = (key: string, value: string): KvBatch => ({ puts: [[key, value]], dels: [] });
-const sorted = (map: Map<string, string>) => [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+const sorted = (map: Map<string, string>) =>
+  [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 describe.each([
   ["KvStore over MemoryFileSystem", memoryHarness],
@@ -89,7 +93,8 @@ describe.each([
     const first = await h.open();
     first.store.commit([put("o/a", "1"), put("o/b", "2")]);
     first.store.commit([{ puts: [["o/c", "3"], ["o/a", "1b"]], dels: ["o/b", "o/c"] }]);
-    expect(first.store.view().marks).toMatchObject({ generation: 1, durableSeq: 3, appendedSeq: 3 });
+    const marks = first.store.view().marks;
+    expect(marks).toMatchObject({ generation: 1, durableSeq: 3, appendedSeq: 3 });
     await h.close(first.store);
     const second = await h.open();
     expect(sorted(second.entries)).toEqual([["o/a", "1b"]]);
@@ -107,11 +112,17 @@ describe.each([
     const view = store.view();
     expect(view.snapshotGeneration).toBe(1);
     expect(view.rebuild).toMatchObject({ running: false, lastOutcome: { ok: true, entries: 2 } });
-    expect(view.files.filter((f) => f.kind === "wal").map((f) => [f.generation, f.active])).toEqual([[2, true]]);
-    expect(view.files.filter((f) => f.kind === "snapshot").every((f) => f.generation === 1)).toBe(true);
+    const logs = view.files.filter((f) => f.kind === "wal");
+    expect(logs.map((f) => [f.generation, f.active])).toEqual([[2, true]]);
+    const snapshots = view.files.filter((f) => f.kind === "snapshot");
+    expect(snapshots.every((f) => f.generation === 1)).toBe(true);
     await h.close(store);
     const again = await h.open();
-    expect(again.boot).toMatchObject({ snapshotGeneration: 1, snapshotEntries: 2, recordsReplayed: 1 });
+    expect(again.boot).toMatchObject({
+      snapshotGeneration: 1,
+      snapshotEntries: 2,
+      recordsReplayed: 1,
+    });
     expect(sorted(again.entries)).toEqual([["o/b", "2"], ["o/c", "3"]]);
     await h.close(again.store);
   });

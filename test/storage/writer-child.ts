@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   for (let n = highest + 1; n <= highest + batchesMax; n++) {
     const value = String(n);
     const name = `k/${String(n).padStart(9, "0")}`;
-    store.commit([{ puts: [[`${name}/a`, value], [`${name}/b`, value], [`${name}/c`, value]], dels: [] }]);
+    const puts: Array<[string, string]> = ["a", "b", "c"].map((part) => [`${name}/${part}`, value]);
+    store.commit([{ puts, dels: [] }]);
     process.stdout.write(`ack ${n}\n`);
     // Let the background rebuild and stdout make progress between commits.
     if (n % 4 === 0) await new Promise((resolve) => setImmediate(resolve));
