@@ -43,45 +43,81 @@ function joinedIds(s: CompiledSchema): Set<string> {
   );
 }
 
-/** A realistic, messy world: dangling references, duplicates, tombstones, bad names. */
+/**
+ * A realistic, messy world: mostly well-formed namespaced definitions referring to the right
+ * kinds, salted with dangling and wrong-kind references, duplicate and invalid names, flat
+ * names, missing or dead or reserved namespaces, and tombstones.
+ */
+const kinds = ["attribute", "facet", "class", "extension"] as const;
+type Kind = (typeof kinds)[number];
+const baseIdsOf = (className: string) =>
+  base.defs.filter((d) => d.className === className).map((d) => d.id);
+const baseByKind: Record<Kind, string[]> = {
+  attribute: baseIdsOf("attributeDefinition"),
+  facet: baseIdsOf("facetDefinition"),
+  class: baseIdsOf("classDefinition"),
+  extension: [],
+};
+const goodNames = ["a", "b", "A", "c", "d", "e", "f", "g", "gadget", "Gadget", "c1"];
+const arbRef = fc.record({ n: fc.nat(), stray: fc.nat({ max: 7 }) });
+
 const arbWorld: fc.Arbitrary<DefinitionInput[]> = fc
   .record({
     namespaces: fc.array(
       fc.record({
         name: fc.constantFrom("com.example", "org.acme", "COM.EXAMPLE", "gip", "net.x"),
-        alive: fc.boolean(),
+        dead: fc.nat({ max: 5 }),
       }),
-      { maxLength: 4 },
+      { minLength: 1, maxLength: 4 },
     ),
     items: fc.array(
       fc.record({
-        kind: fc.constantFrom("attribute", "facet", "class", "extension"),
-        ns: fc.integer({ min: -1, max: 4 }),
-        name: fc.constantFrom("a", "b", "A", "gadget", "Gadget", "x", "bad-name", "surname"),
-        refs: fc.array(fc.integer({ min: 0, max: 80 }), { maxLength: 3 }),
-        // One in six is a tombstone.
-        dead: fc.integer({ min: 0, max: 5 }),
+        kind: fc.constantFrom(...kinds),
+        ns: fc.nat({ max: 12 }),
+        name: fc.oneof(
+          { weight: 6, arbitrary: fc.constantFrom(...goodNames) },
+          { weight: 1, arbitrary: fc.constantFrom("x", "bad-name", "surname", "") },
+        ),
+        refs: fc.array(arbRef, { maxLength: 3 }),
+        dead: fc.nat({ max: 7 }),
       }),
-      { maxLength: 20 },
+      { maxLength: 24 },
     ),
   })
   .map(({ namespaces, items }) => {
     const nsIds = namespaces.map((_, i) => gid(50 + i));
     const itemIds = items.map((_, i) => gid(100 + i));
-    const pool = [...itemIds, ...baseIds, gid(999), gid(998)];
+    const everything = [...itemIds, ...baseIds, gid(999), gid(998)];
+    const ofKind = (k: Kind) => [
+      ...baseByKind[k],
+      ...itemIds.filter((_, i) => items[i]?.kind === k),
+    ];
+    // Mostly a reference to the right kind; one in eight goes anywhere (or nowhere).
+    const ref = (k: Kind, r: { n: number; stray: number }) => {
+      const pool = r.stray === 0 ? everything : ofKind(k);
+      return pool[r.n % Math.max(pool.length, 1)] ?? gid(999);
+    };
     const defs: DefinitionInput[] = [...base.defs];
     namespaces.forEach((n, i) => {
-      defs.push({ ...namespaceDef(gid(50 + i), n.name), alive: n.alive });
+      defs.push({ ...namespaceDef(gid(50 + i), n.name), alive: n.dead !== 0 });
     });
     items.forEach((it, i) => {
-      const nsId = it.ns < 0 ? null : (nsIds[it.ns] ?? gid(77));
-      const refs = it.refs.map((r) => pool[r % pool.length] ?? gid(999));
+      // Mostly a generated namespace; sometimes flat, sometimes a namespace that never comes.
+      const home = it.ns < 10 ? (nsIds[it.ns % nsIds.length] ?? null) : null;
+      const nsId = it.ns === 12 ? gid(77) : home;
       const id = gid(100 + i);
       let d: DefinitionInput;
-      if (it.kind === "attribute") d = attributeDef(id, nsId, it.name, { legalMeta: refs });
-      else if (it.kind === "facet") d = facetDef(id, nsId, it.name, refs.map((r) => ({ id: r })));
-      else if (it.kind === "class") d = classDef(id, nsId, it.name, refs);
-      else d = extensionDef(id, nsId, it.name, refs[0] ?? gid(998), refs.slice(1));
+      if (it.kind === "attribute") {
+        const legalMeta = it.refs.map((r) => ref("attribute", r));
+        d = attributeDef(id, nsId, it.name, { legalMeta });
+      } else if (it.kind === "facet") {
+        d = facetDef(id, nsId, it.name, it.refs.map((r) => ({ id: ref("attribute", r) })));
+      } else if (it.kind === "class") {
+        d = classDef(id, nsId, it.name, it.refs.map((r) => ref("facet", r)));
+      } else {
+        const target = ref("class", it.refs[0] ?? { n: i, stray: 1 });
+        d = extensionDef(id, nsId, it.name, target, it.refs.map((r) => ref("facet", r)));
+      }
       defs.push({ ...d, alive: it.dead !== 0 });
     });
     return defs;

@@ -1,3 +1,4 @@
+import { assertNever } from "../assert";
 import { type Guid, parseGuid } from "../guid";
 import {
   fold,
@@ -132,7 +133,8 @@ function parseBody(kind: DefinitionKind, r: FieldReader): DefinitionBody | undef
       // SPEC: "instantiable: unset means true", and an instantiable class needs a dnPrefix.
       const instantiable = r.bool("instantiable", true) ?? true;
       if (dnPrefix !== null && !isDnPrefix(dnPrefix)) r.problem(`invalid dnPrefix "${dnPrefix}"`);
-      if (dnPrefix === null && instantiable) r.problem("instantiable class without dnPrefix");
+      const unset = r.list("dnPrefix").length === 0;
+      if (unset && instantiable) r.problem("instantiable class without dnPrefix");
       return { kind, dnPrefix, instantiable, facets: r.refs("facets") };
     }
     case "extension": {
@@ -145,6 +147,8 @@ function parseBody(kind: DefinitionKind, r: FieldReader): DefinitionBody | undef
     }
     case "namespace":
       return { kind };
+    default:
+      return assertNever(kind, "definition kind");
   }
 }
 
