@@ -4,6 +4,7 @@
  * SPEC tables transcribed independently here, then compile the minted objects.
  */
 import { describe, expect, test } from "vitest";
+import { compareCaseless } from "../naming";
 import { baseAttributes, baseClasses, baseDefinitionObjects, baseFacets } from "./base-schema";
 import { compileSchema } from "./compile";
 import { baseInput, countingMinter } from "./test-fixtures";
@@ -133,7 +134,7 @@ describe("baseDefinitionObjects", () => {
     for (const c of baseClasses) {
       expect(schema.class(c.name)).toMatchObject({
         dnPrefix: c.dnPrefix, instantiable: c.instantiable,
-        facets: [...c.facets].sort((x, y) => (x.toLowerCase() < y.toLowerCase() ? -1 : 1)),
+        facets: [...c.facets].sort(compareCaseless),
       });
     }
     expect(schema.facet("attributeSchema")?.attributes).toEqual([

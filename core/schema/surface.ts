@@ -1,5 +1,5 @@
 import { assert } from "../assert";
-import type { Guid } from "../guid";
+import { type Guid, parseGuid } from "../guid";
 import { compareCaseless } from "../naming";
 import type { CompiledSchema, FacetDef } from "./compiled-schema";
 
@@ -86,7 +86,7 @@ function effectiveFacets(
       for (const name of e.facets) add(schema.facet(name));
     }
   }
-  for (const id of attachedFacetIds) add(schema.facetById(id.toLowerCase()));
+  for (const id of attachedFacetIds) add(schema.facetById(parseGuid(id) ?? id));
   const facets = [...byName.values()].sort((a, b) => compareCaseless(a.name, b.name));
   assert(new Set(facets.map((f) => f.name)).size === facets.length, "facets named once");
   return facets;
