@@ -109,6 +109,9 @@ export class DurableStore {
     const replayed = performance.now();
     for (const stale of opened.stalePaths) await erasePath(fs.resolve(stale));
     const debt = ErasureDebt.load(fs, opened.wal.marks().generation);
+    // Everything older than the snapshot was just erased: a rebuild a crash cut short after its
+    // marker may have left the debt paid in all but name.
+    if (snapshot !== null) debt.settle(snapshot.generation);
     const store = new DurableStore(fs, opened.wal, snapshot, debt, { rotateBytes, unlock });
     const boot: BootReport = {
       snapshotLoadMs: round(loaded - started),

@@ -143,6 +143,24 @@ describe("KvStore", () => {
     expect(fs.list("snap")).toEqual([]);
   });
 
+  it("finishes at boot an erase that a crash cut short, and pays the debt", () => {
+    const fs = new MemoryFileSystem();
+    const { store } = KvStore.open(fs);
+    store.commit([{ puts: [["o/x", "secret"]], dels: [] }]);
+    store.commit([{ puts: [["o/x", "gone"]], dels: [] }]);
+    store.markErasureDebt();
+    const log = fs.read("wal/gen-000001.log") ?? new Uint8Array(0);
+    store.rotate();
+    expect(store.view().erasureDebt).toBe(0);
+    // Recreate what a crash after the marker but before the erase would have left behind.
+    fs.write("wal/gen-000001.log", log);
+    fs.write("erasure-debt.json", new TextEncoder().encode('{"count":1,"generation":1}'));
+    const reopened = KvStore.open(fs);
+    expect(fs.list("wal")).toEqual(["gen-000002.log"]);
+    expect(reopened.store.view().erasureDebt).toBe(0);
+    expect(reopened.entries.get("o/x")).toBe("gone");
+  });
+
   it("dies on an I/O error and refuses writes from then on", () => {
     const fs = new MemoryFileSystem();
     const { store } = KvStore.open(fs);

@@ -69,6 +69,8 @@ export class KvStore {
     const replayed = clockMs();
     eraseAll(fs, opened.stalePaths, walDir);
     const debt = ErasureDebt.load(fs, opened.wal.marks().generation);
+    // Everything older than the snapshot was just erased (see DurableStore.open).
+    if (snapshot !== null) debt.settle(snapshot.generation);
     const store = new KvStore(fs, opened.wal, snapshot, debt, { rotateBytes, clockMs });
     const boot: BootReport = {
       snapshotLoadMs: loaded - started,

@@ -128,5 +128,8 @@ describe("scanLog", () => {
     for (let i = 0; i < 10 && !scanner.done; i++) sizes.push(scanner.step(4).length);
     expect(sizes).toEqual([4, 4, 2]);
     expect(scanner.validBytes).toBe(log.length);
+    const byBytes = new LogScanner(log, 1);
+    expect(byBytes.step(100, 1).length).toBe(1); // a byte budget still makes progress
+    expect(byBytes.step(100, 3 * (log.length / 10)).length).toBe(3);
   });
 });

@@ -73,11 +73,18 @@ export class LogScanner {
     return this.offset;
   }
 
-  /** Decodes up to `maxRecords` more records; returns [] once the valid prefix is exhausted. */
-  step(maxRecords: number = walLimits.scanStepRecords): LogRecord[] {
-    assert(maxRecords > 0, "scan step takes at least one record");
+  /**
+   * Decodes more records, stopping after `maxRecords` or once `maxBytes` were consumed (always
+   * at least one record, so a step makes progress); returns [] once the valid prefix is done.
+   */
+  step(
+    maxRecords: number = walLimits.scanStepRecords,
+    maxBytes: number = walLimits.scanStepBytes,
+  ): LogRecord[] {
+    assert(maxRecords > 0 && maxBytes > 0, "a scan step takes at least one record");
     const out: LogRecord[] = [];
-    while (!this.stopped && out.length < maxRecords) {
+    const startOffset = this.offset;
+    while (!this.stopped && out.length < maxRecords && this.offset - startOffset < maxBytes) {
       const record = decodeRecordAt(this.log, this.offset);
       if (record === null || (this.nextSeq !== null && record.seq !== this.nextSeq)) {
         this.stopped = true;

@@ -15,6 +15,8 @@ export const walLimits = {
   rotateBytesDefault: 64 * 1024 * 1024,
   /** Records decoded per step by an incremental scan, so a caller can yield between steps. */
   scanStepRecords: 4096,
+  /** Bytes decoded per step at most (a step of huge records would stall an event loop). */
+  scanStepBytes: 256 * 1024,
   /** Entries per record in the file snapshot format (and per batch in the LevelDB one). */
   snapshotChunkEntries: 1024,
   /** Generation numbers are bounded so file names and arithmetic stay exact. */
