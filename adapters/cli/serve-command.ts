@@ -1,0 +1,83 @@
+import { createApp } from "../http/create-app";
+import { listen } from "../http/http-server";
+import type { ListeningServer } from "../http/http-server";
+import { Daemon, defaultDomainName } from "../daemon/daemon";
+import { defaultInterlink } from "../daemon/enroll-machine";
+import { checkDomainName, checkInterlink, parseFlags, parseHostPort, requireFlag } from "./cli-args";
+
+export const defaultHttp = "127.0.0.1:7390";
+
+export const serveUsage = `usage: canopy serve --data DIR [--http HOST:PORT] [--create-if-missing]
+                    [--name NAME] [--interlink HOST:PORT]
+
+Serves the domain held in DIR over the JSON API (SPEC) until SIGINT or SIGTERM, then stops
+accepting, finishes pending commits, closes the store and exits 0.
+
+  --data DIR              data directory
+  --http HOST:PORT        API listen address (default ${defaultHttp}; port 0 picks a free one)
+  --create-if-missing     mint the domain and enroll this machine when DIR holds none
+  --name NAME             domain name when one is created (default ${defaultDomainName})
+  --interlink HOST:PORT   interlink endpoint when this machine is enrolled (default ${defaultInterlink})
+  --help                  this text`;
+
+export async function serveCommand(args: readonly string[]): Promise<number> {
+  const flags = parseFlags(args, {
+    data: { type: "string" },
+    http: { type: "string" },
+    "create-if-missing": { type: "boolean" },
+    name: { type: "string" },
+    interlink: { type: "string" },
+    help: { type: "boolean" },
+  });
+  if (flags.help === true) {
+    console.log(serveUsage);
+    return 0;
+  }
+  const dataDir = requireFlag("--data", flags.data);
+  const bind = parseHostPort("--http", flags.http ?? defaultHttp);
+  const daemon = await Daemon.open({
+    dataDir,
+    boot: flags["create-if-missing"] === true ? "either" : "existing",
+    domainName: checkDomainName(flags.name ?? defaultDomainName),
+    interlink: checkInterlink(flags.interlink ?? defaultInterlink),
+  });
+  let server: ListeningServer;
+  try {
+    server = await listen(createApp(daemon), bind.host, bind.port);
+  } catch (error) {
+    await daemon.close();
+    throw error;
+  }
+  const hostText = server.host.includes(":") ? `[${server.host}]` : server.host;
+  const url = `http://${hostText}:${server.port}`;
+  console.log(`canopy: serving domain ${daemon.domainName} at ${url} (data ${dataDir})`);
+  return waitForSignal(server, daemon);
+}
+
+/** Resolves with the exit code once a signal has shut everything down in order. */
+function waitForSignal(server: ListeningServer, daemon: Daemon): Promise<number> {
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        // A second signal means "now": skip the orderly path.
+        console.error(`canopy: ${signal} again, exiting without a clean shutdown`);
+        process.exit(1);
+      }
+      stopping = true;
+      console.error(`canopy: ${signal}, shutting down`);
+      void server
+        .close()
+        .then(() => daemon.close())
+        .then(
+          () => resolve(0),
+          (error: unknown) => {
+            console.error(`canopy: shutdown failed: ${String(error)}`);
+            resolve(1);
+          },
+        );
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

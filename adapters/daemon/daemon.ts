@@ -1,0 +1,311 @@
+/**
+ * The daemon's driver: the one real event loop around a pure DirectoryNode and its
+ * DurableStore. Requests apply to the node synchronously (so they are serialized by the
+ * JavaScript event loop itself); a successful write then waits for the turn's group commit,
+ * and only after the batch is durable does the caller get its result (ack after durable).
+ *
+ * Decisions:
+ * - A failed commit marks storage dead: the waiting writes and every later write get
+ *   `storage-dead` (a transport-level refusal, outside SPEC's table); reads go on in memory.
+ *   Reads may observe writes of the current turn before they are durable (read-uncommitted
+ *   for at most one turn); a write is only acknowledged once durable.
+ * - A shred (or a GC that hardened or purged) makes `ready()` report erasure: after the batch
+ *   is durable the store's debt is raised and a rotation starts the rebuild that pays it.
+ * - GC runs only on demand (POST /api/gc); there is no periodic timer in this version.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Result } from "../../core/errors";
+import type { Guid } from "../../core/guid";
+import { validateObjectName } from "../../core/naming";
+import { DirectoryNode } from "../../core/node/directory-node";
+import type { NodeSummary } from "../../core/node/directory-node";
+import { StorageDeadError } from "../../core/wal/storage-errors";
+import type { BootReport, StorageView } from "../../core/wal/storage-view";
+import type { DurabilityMarks } from "../../core/wal/wal-log";
+import { DurableStore } from "../storage/durable-store";
+import { CryptoRandom } from "./crypto-random";
+import { defaultInterlink, enrollMachine } from "./enroll-machine";
+import { GroupCommit } from "./group-commit";
+import { generateMachineKey, machineKeyFile, machineKeyValue, readMachineKey, writeMachineKey } from "./machine-key";
+import type { MachineKey } from "./machine-key";
+
+/** existing: boot only; create: mint a new domain only; either: boot, else create. */
+export type BootMode = "existing" | "create" | "either";
+
+export interface DaemonOptions {
+  readonly dataDir: string;
+  readonly boot: BootMode;
+  /** The new domain's name (the root's bare name); used only when a domain is created. */
+  readonly domainName?: string;
+  /** This machine's interlink endpoint; used only when the machine is enrolled. */
+  readonly interlink?: string;
+  readonly clock?: () => number;
+  readonly log?: (line: string) => void;
+}
+
+export const defaultDomainName = "canopy";
+
+/** The daemon cannot start: the message says why and what to do. */
+export class DaemonBootError extends Error {
+  override readonly name = "DaemonBootError";
+}
+
+/** Transport-level refusals of the driver itself, outside SPEC's error table. */
+export interface DriverRefusal {
+  readonly ok: false;
+  readonly code: "storage-dead" | "shutting-down";
+  readonly message: string;
+}
+
+export type DaemonResult<T> = Result<T> | DriverRefusal;
+
+export interface MachineView {
+  readonly object: Guid;
+  readonly machineKey: string;
+}
+
+export interface BootView extends BootReport {
+  /** `created`: this start minted the domain; `booted`: it loaded an existing one. */
+  readonly mode: "created" | "booted";
+  readonly at: string;
+}
+
+export interface NodeStorageMarks extends DurabilityMarks {
+  /** Highest node USN handed to the log, and the highest one known durable. */
+  readonly appendedUsn: number;
+  readonly durableUsn: number;
+  readonly dead: boolean;
+  readonly deadReason: string | null;
+}
+
+export type NodeView = Omit<NodeSummary, "utd" | "watermarks"> & {
+  readonly erasureDebt: number;
+  readonly storage: NodeStorageMarks;
+  readonly boot: BootView;
+  readonly machine: MachineView;
+  readonly utd: NodeSummary["utd"];
+  readonly watermarks: NodeSummary["watermarks"];
+};
+
+interface Started {
+  readonly node: DirectoryNode;
+  readonly key: MachineKey;
+  readonly mode: BootView["mode"];
+}
+
+export class Daemon {
+  private readonly commits = new GroupCommit(() => this.flush());
+  private appendedUsn: number;
+  private durableUsn: number;
+  private closing = false;
+
+  private constructor(
+    private readonly node: DirectoryNode,
+    private readonly store: DurableStore,
+    readonly boot: BootView,
+    readonly machine: MachineView,
+    private readonly clock: () => number,
+    private readonly log: (line: string) => void,
+  ) {
+    this.durableUsn = node.meta().usn;
+    this.appendedUsn = this.durableUsn;
+  }
+
+  static async open(options: DaemonOptions): Promise<Daemon> {
+    const dataDir = path.resolve(options.dataDir);
+    const clock = options.clock ?? Date.now;
+    const log = options.log ?? ((line: string) => console.error(line));
+    if (options.boot === "existing" && !fs.existsSync(dataDir)) {
+      throw new DaemonBootError(`no data directory at ${dataDir} (run create-domain first)`);
+    }
+    const opened = await DurableStore.open(dataDir);
+    try {
+      const started = start(opened.store, opened.entries, { ...options, dataDir }, clock());
+      if (started.key.object === null) throw new DaemonBootError(`${machineKeyFile} names no object`);
+      const boot: BootView = { ...opened.boot, mode: started.mode, at: new Date(clock()).toISOString() };
+      const machine = { object: started.key.object, machineKey: machineKeyValue(started.key) };
+      return new Daemon(started.node, opened.store, boot, machine, clock, log);
+    } catch (error) {
+      await opened.store.close();
+      throw error;
+    }
+  }
+
+  /** The root's bare name; empty while the node has no root. */
+  get domainName(): string {
+    const root = this.node.root(this.clock());
+    return root.ok ? root.value.name : "";
+  }
+
+  /** Runs a read against the node's current in-memory state. */
+  read<T>(run: (node: DirectoryNode, nowMs: number) => T): T {
+    return run(this.node, this.clock());
+  }
+
+  /**
+   * Applies a write now and resolves once it is durable. A refusal resolves at once: the
+   * core changed nothing, so there is nothing to wait for.
+   */
+  async write<T>(run: (node: DirectoryNode, nowMs: number) => Result<T>): Promise<DaemonResult<T>> {
+    const refused = this.refuseWrites();
+    if (refused !== null) return refused;
+    const result = run(this.node, this.clock());
+    if (!result.ok) return result;
+    try {
+      await this.commits.whenDurable();
+    } catch (error) {
+      if (error instanceof StorageDeadError) return storageDead(error.reason);
+      throw error;
+    }
+    return result;
+  }
+
+  /** POST /api/storage/rotate: seals the active log and starts a rebuild. */
+  rotate(): DaemonResult<StorageView> {
+    return this.storageCommand(() => this.store.rotate());
+  }
+
+  /** POST /api/storage/rebuild: starts a background snapshot rebuild. */
+  rebuild(): DaemonResult<StorageView> {
+    return this.storageCommand(() => this.store.rebuild());
+  }
+
+  storageView(): StorageView {
+    return this.store.view();
+  }
+
+  nodeView(): NodeView {
+    const summary = this.node.summary(this.clock());
+    const view = this.store.view();
+    return {
+      ...summary,
+      erasureDebt: view.erasureDebt,
+      storage: {
+        ...view.marks,
+        appendedUsn: this.appendedUsn,
+        durableUsn: this.durableUsn,
+        dead: view.dead,
+        deadReason: view.deadReason,
+      },
+      boot: this.boot,
+      machine: this.machine,
+      utd: summary.utd,
+      watermarks: summary.watermarks,
+    };
+  }
+
+  /** Refuses new writes, lets the pending flush finish, then closes the store. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.commits.drain();
+    await this.store.close();
+  }
+
+  /** Waits for background rebuilds (tests, and callers that want settled storage). */
+  async whenStorageIdle(): Promise<void> {
+    await this.store.whenRebuildIdle();
+  }
+
+  private refuseWrites(): DriverRefusal | null {
+    if (this.closing) return { ok: false, code: "shutting-down", message: "the daemon is shutting down" };
+    if (this.store.dead) return storageDead(this.store.view().deadReason ?? "unknown I/O error");
+    return null;
+  }
+
+  private storageCommand(run: () => unknown): DaemonResult<StorageView> {
+    const refused = this.refuseWrites();
+    if (refused !== null) return refused;
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof StorageDeadError) return storageDead(error.reason);
+      throw error;
+    }
+    return { ok: true, value: this.store.view() };
+  }
+
+  /** One group commit: everything the node changed since the last flush, one fdatasync. */
+  private flush(): void {
+    const ready = this.node.ready();
+    if (ready === null) return;
+    const usn = this.node.meta().usn;
+    this.appendedUsn = usn;
+    this.store.commit([ready.batch]);
+    this.durableUsn = usn;
+    if (ready.erasure) this.startErasure();
+  }
+
+  /**
+   * The overwriting batch is durable, so the writes are acknowledged whatever happens here;
+   * a failure only leaves plaintext in older files, and it has already marked storage dead.
+   */
+  private startErasure(): void {
+    try {
+      this.store.markErasureDebt();
+      this.store.rotate();
+    } catch (error) {
+      this.log(`canopy: erasure debt could not be recorded: ${String(error)}`);
+    }
+  }
+}
+
+function storageDead(reason: string): DriverRefusal {
+  return { ok: false, code: "storage-dead", message: `storage is dead, writes are refused: ${reason}` };
+}
+
+interface StartOptions extends DaemonOptions {
+  readonly dataDir: string;
+}
+
+/** Boots the node from the store's entries, or mints the domain, as the boot mode allows. */
+function start(
+  store: DurableStore,
+  entries: Map<string, string>,
+  options: StartOptions,
+  nowMs: number,
+): Started {
+  const booted = DirectoryNode.boot(new CryptoRandom(), entries);
+  if (booted !== null) {
+    if (options.boot === "create") {
+      throw new DaemonBootError(`${options.dataDir} already holds a domain`);
+    }
+    const key = readMachineKey(options.dataDir);
+    if (key === null || key.object === null) {
+      throw new DaemonBootError(
+        `${options.dataDir} holds a domain but no enrolled ${machineKeyFile}; the machine's ` +
+          `identity is lost (restore the file from a backup)`,
+      );
+    }
+    return { node: booted, key, mode: "booted" };
+  }
+  if (options.boot === "existing") {
+    throw new DaemonBootError(
+      `${options.dataDir} holds no domain (run create-domain, or serve --create-if-missing)`,
+    );
+  }
+  return createDomain(store, options, nowMs);
+}
+
+/**
+ * Mints the domain and enrolls this machine in one batch. The key file is durable before the
+ * batch holding the computer object is committed, so a crash in between leaves a key file and
+ * no domain: the next creation reuses that key pair.
+ */
+function createDomain(store: DurableStore, options: StartOptions, nowMs: number): Started {
+  const domainName = options.domainName ?? defaultDomainName;
+  const name = validateObjectName(domainName);
+  if (!name.ok) throw new DaemonBootError(`invalid domain name: ${name.message}`);
+  const node = DirectoryNode.createDomain(new CryptoRandom(), name.value, nowMs);
+  const key = readMachineKey(options.dataDir) ?? generateMachineKey();
+  const interlink = options.interlink ?? defaultInterlink;
+  const enrolled = enrollMachine(node, { key, interlink }, nowMs);
+  if (!enrolled.ok) {
+    throw new DaemonBootError(`machine enrollment refused (${enrolled.code}): ${enrolled.message}`);
+  }
+  const keyed: MachineKey = { ...key, object: enrolled.value };
+  writeMachineKey(options.dataDir, keyed);
+  const ready = node.ready();
+  if (ready !== null) store.commit([ready.batch]);
+  return { node, key: keyed, mode: "created" };
+}

@@ -1,0 +1,40 @@
+import type { Context, Next } from "koa";
+import bodyParser from "koa-bodyparser";
+import type * as t from "io-ts";
+import { isLeft } from "fp-ts/lib/Either";
+import { limits } from "../../core/limits";
+import { describeErrors } from "./request-codecs";
+import { TransportError } from "./transport-errors";
+
+/**
+ * Sized so that one attribute value of 1 MiB (inclusive) fits even when every byte is
+ * JSON-escaped (`\u0001` is six bytes), plus the envelope. Larger bodies get 413.
+ */
+const parseJson = bodyParser({
+  enableTypes: ["json"],
+  jsonLimit: `${limits.requestBodyBytesMax}b`,
+  strict: true,
+});
+
+/**
+ * Reads and decodes the JSON body of a request that must carry one. Body-less endpoints do not
+ * use it, so a stray body on them is ignored rather than parsed.
+ */
+export async function readJsonBody<A>(ctx: Context, codec: t.Decoder<unknown, A>): Promise<A> {
+  const kind = ctx.is("application/json", "+json");
+  if (kind === null) throw new TransportError("bad-request", "a JSON request body is required");
+  if (kind === false) {
+    throw new TransportError(
+      "unsupported-media-type",
+      `request body must be application/json, not ${ctx.get("content-type") || "untyped"}`,
+    );
+  }
+  await parseJson(ctx, noop);
+  const decoded = codec.decode(ctx.request.body);
+  if (isLeft(decoded)) throw new TransportError("bad-request", describeErrors(decoded.left));
+  return decoded.right;
+}
+
+async function noop(_next?: Next): Promise<void> {
+  return undefined;
+}

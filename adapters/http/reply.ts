@@ -1,0 +1,26 @@
+import type { Context } from "koa";
+import { errorStatus, isErrorCode } from "../../core/errors";
+import { parseGuid } from "../../core/guid";
+import type { Guid } from "../../core/guid";
+import type { DaemonResult } from "../daemon/daemon";
+import { transportStatus } from "./transport-errors";
+
+/** Renders a core or driver result: the value with `okStatus`, or `{error, message}`. */
+export function reply<T>(ctx: Context, result: DaemonResult<T>, okStatus = 200): void {
+  if (result.ok) {
+    ctx.status = okStatus;
+    if (okStatus !== 204) ctx.body = result.value;
+    return;
+  }
+  ctx.status = isErrorCode(result.code) ? errorStatus[result.code] : transportStatus[result.code];
+  ctx.body = { error: result.code, message: result.message };
+}
+
+/** A `{id}` or `{guid}` path segment as a canonical GUID, or a `bad-object-id` reply. */
+export function guidParam(ctx: Context, raw: string | undefined): Guid | null {
+  const id = raw === undefined ? null : parseGuid(raw);
+  if (id === null) {
+    reply(ctx, { ok: false, code: "bad-object-id", message: `not an object GUID: ${raw ?? ""}` });
+  }
+  return id;
+}
