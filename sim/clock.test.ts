@@ -6,7 +6,8 @@ import { NodeClock, defaultEpochMs } from "./clock";
 
 describe("NodeClock", () => {
   it("starts at the epoch plus offset and drifts", () => {
-    const clock = new NodeClock({ epochMs: defaultEpochMs, offsetMs: -500, driftPpm: 1000, monoBaseMs: 7 });
+    const config = { epochMs: defaultEpochMs, offsetMs: -500, driftPpm: 1000, monoBaseMs: 7 };
+    const clock = new NodeClock(config);
     expect(clock.wallMs(0)).toBe(defaultEpochMs - 500);
     expect(clock.wallMs(10_000)).toBe(defaultEpochMs - 500 + 10_010);
     expect(clock.monoMs(10_000)).toBe(7 + 10_010);

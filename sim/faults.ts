@@ -98,7 +98,7 @@ const clockFaults: ClockFaults = {
   maxJumpMs: 60_000,
 };
 const rollbackFaults: RollbackFaults = {
-  meanGapMs: 15_000,
+  meanGapMs: 10_000,
   minAgeMs: 1000,
   maxAgeMs: 10_000,
   minDownMs: 50,
@@ -119,7 +119,11 @@ export function presetFaults(name: PresetName): FaultConfig {
     case "lossy":
       return { ...none, network: lossyNetwork };
     case "partitions":
-      return { ...none, network: { ...lossyNetwork, lossP: 0, dupP: 0 }, partitions: partitionFaults };
+      return {
+        ...none,
+        network: { ...lossyNetwork, lossP: 0, dupP: 0 },
+        partitions: partitionFaults,
+      };
     case "crashes":
       return { ...none, crashes: crashFaults };
     case "skew":
@@ -154,7 +158,10 @@ export function swarmFaults(base: FaultConfig, prng: Prng): FaultConfig {
   const n = base.network;
   return {
     network: { latency: n.latency, lossP: p(n.lossP), dupP: p(n.dupP) },
-    partitions: base.partitions && { ...base.partitions, meanGapMs: gap(base.partitions.meanGapMs) },
+    partitions: base.partitions && {
+      ...base.partitions,
+      meanGapMs: gap(base.partitions.meanGapMs),
+    },
     crashes: base.crashes && {
       ...base.crashes,
       meanGapMs: gap(base.crashes.meanGapMs),

@@ -41,7 +41,9 @@ export function fileSystemContract(makeFs: () => FileSystem): void {
 
   it("list gives names directly inside a dir, sorted by code unit; [] when absent", () => {
     const fs = makeFs();
-    for (const name of ["b", "a", "B", "sub/x", "sub/y/z", "é"]) fs.append(`d/${name}`, bytes("."));
+    for (const name of ["b", "a", "B", "sub/x", "sub/y/z", "é"]) {
+      fs.append(`d/${name}`, bytes("."));
+    }
     expect(fs.list("d")).toEqual(["B", "a", "b", "sub", "é"]);
     expect(fs.list("d/sub")).toEqual(["x", "y"]);
     expect(fs.list("nowhere")).toEqual([]);

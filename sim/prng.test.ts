@@ -23,7 +23,8 @@ describe("Prng", () => {
     const forkA = a.fork("node/n1");
     expect(draw(a, 10)).toEqual(draw(b, 10));
     expect(draw(forkA, 10)).toEqual(draw(new Prng(1).fork("node/n1"), 10));
-    expect(draw(new Prng(1).fork("node/n1"), 10)).not.toEqual(draw(new Prng(1).fork("node/n2"), 10));
+    const other = draw(new Prng(1).fork("node/n2"), 10);
+    expect(draw(new Prng(1).fork("node/n1"), 10)).not.toEqual(other);
     expect(forkA.seedText).toBe("1/node/n1");
   });
 

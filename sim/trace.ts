@@ -54,7 +54,8 @@ export class Fnv1a64 {
   }
 
   hex(): string {
-    return [this.h3, this.h2, this.h1, this.h0].map((l) => l.toString(16).padStart(4, "0")).join("");
+    const limbs = [this.h3, this.h2, this.h1, this.h0];
+    return limbs.map((limb) => limb.toString(16).padStart(4, "0")).join("");
   }
 
   private codePoint(c: number): void {

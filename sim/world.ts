@@ -317,6 +317,19 @@ export class World<Msg, Input = never> implements FaultTarget {
     this.options.observe?.({ kind: "heal", node: null, timeMs: this.nowMs });
   }
 
+  /**
+   * Hands an input to an up node now, as the workload would; for tests and scripted
+   * scenarios that drive clients by hand.
+   */
+  inject(id: string, input: Input): void {
+    const slot = this.slot(id);
+    const onInput = slot.host.onInput;
+    assert(onInput !== undefined, "the node implements onInput");
+    assert(slot.up, `inject into an up node (${id})`);
+    this.trace.record(this.nowMs, slot.id, "input", "");
+    this.call(slot, () => onInput.call(slot.host, slot, input));
+  }
+
   /** Fails the seed with context (trace tail, time) when a checker finds a violation. */
   fail(reason: string, cause?: unknown): never {
     const tail = this.trace.tail();
@@ -502,15 +515,8 @@ export class World<Msg, Input = never> implements FaultTarget {
     assert(arrival !== null, "a workload event has its arrival");
     this.pendingArrival = null;
     if (this.healed) return;
-    const slot = this.slot(arrival.node);
-    const onInput = slot.host.onInput;
-    assert(onInput !== undefined, "nodes under a workload implement onInput");
-    if (slot.up) {
-      this.trace.record(this.nowMs, slot.id, "input", "");
-      this.call(slot, () => onInput.call(slot.host, slot, arrival.input));
-    } else {
-      this.trace.record(this.nowMs, slot.id, "input-refused", "down");
-    }
+    if (this.slot(arrival.node).up) this.inject(arrival.node, arrival.input);
+    else this.trace.record(this.nowMs, arrival.node, "input-refused", "down");
     this.scheduleWorkload();
   }
 

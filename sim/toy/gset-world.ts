@@ -46,7 +46,8 @@ export function gsetWorld(options: GSetWorldOptions): GSetWorld {
     ...(options.faults ? { faults: options.faults } : {}),
     ...(options.writeGapMs > 0 ? { workload } : {}),
     trace: { ringLines: 50, keepAll: options.keepTrace ?? false },
-    describeMsg: (msg) => (msg.kind === "push" ? `push ${msg.vv.size}` : `reply ${msg.entries.length}`),
+    describeMsg: (msg) =>
+      msg.kind === "push" ? `push ${msg.vv.size}` : `reply ${msg.entries.length}`,
     observe: (event) => {
       // A rolled-back disk forgets what its node synced and acked; the model forgives it.
       if (event.kind === "rollback" && event.node !== null) {
@@ -73,7 +74,11 @@ export function gsetWorld(options: GSetWorldOptions): GSetWorld {
   return { world, nodes, oracle, required };
 }
 
-function lostSynced(id: string, nodes: ReadonlyMap<string, GSetNode>, oracle: GSetOracle): string[] {
+function lostSynced(
+  id: string,
+  nodes: ReadonlyMap<string, GSetNode>,
+  oracle: GSetOracle,
+): string[] {
   const node = nodes.get(id);
   const lost: string[] = [];
   for (const value of oracle.synced.get(id) ?? []) if (!node?.elements.has(value)) lost.push(value);
