@@ -1,0 +1,160 @@
+/**
+ * Goal: DELETE /api/objects/{id} and POST /api/objects/{id}/restore as SPEC's "States and
+ * transitions" table describes them: delete soft-deletes the whole subtree (it shows in the
+ * morgue); restore within timeUntilShred, with the parent alive, brings back exactly the
+ * subtree that delete took, top-down; refusals not-restorable, already-deleted,
+ * root-is-protected, system-object-protected, name-in-use.
+ * Method: a small tree on one DirectoryNode with explicit clock values; act through the
+ * node facade and compare stages, children, paths and the morgue before and after.
+ */
+import { describe, expect, it } from "vitest";
+import type { Guid } from "../guid";
+import { freshDomain, make, outcome, secondMs, t0Ms, unwrap } from "../testing/node-fixture";
+
+function setup() {
+  const d = freshDomain();
+  const a = make(d.node, d.root, "A");
+  const b = make(d.node, a, "B");
+  const c = make(d.node, b, "C", "user");
+  const d2 = make(d.node, a, "D");
+  const keep = make(d.node, d.root, "Keep");
+  d.node.ready();
+  const stage = (id: Guid, nowMs = t0Ms): string => unwrap(d.node.object(id, nowMs)).stage;
+  return { ...d, a, b, c, d: d2, keep, stage };
+}
+
+describe("delete", () => {
+  it("soft-deletes the whole subtree; tombstones stay readable by id and show in the morgue", () => {
+    const s = setup();
+    expect(unwrap(s.node.delete(s.a, t0Ms + secondMs))).toBeNull();
+    for (const id of [s.a, s.b, s.c, s.d]) {
+      const p = unwrap(s.node.object(id, t0Ms + secondMs));
+      expect(p.stage).toBe("deleted");
+      expect(p.effectiveStage).toBe("deleted");
+      expect(p.existence.version).toBe(2);
+      expect(p.existence.at).toBe("2025-01-01T00:00:01.000Z");
+    }
+    expect(s.stage(s.keep)).toBe("alive");
+    expect(unwrap(s.node.children(s.root)).map((c) => c.name)).not.toContain("A");
+    expect(outcome(s.node.resolvePath("/A/B", t0Ms))).toBe("no-such-object");
+    const morgue = unwrap(s.node.morgue(t0Ms + secondMs));
+    expect(morgue.map((m) => m.id).sort()).toEqual([s.a, s.b, s.c, s.d].sort());
+    expect(s.node.summary(t0Ms).morgueSize).toBe(4);
+  });
+
+  it("delete of a tombstone gives already-deleted", () => {
+    const s = setup();
+    unwrap(s.node.delete(s.b, t0Ms));
+    expect(outcome(s.node.delete(s.b, t0Ms))).toBe("already-deleted");
+    expect(outcome(s.node.delete(s.c, t0Ms))).toBe("already-deleted");
+  });
+
+  it("the root cannot be deleted: root-is-protected", () => {
+    const s = setup();
+    expect(outcome(s.node.delete(s.root, t0Ms))).toBe("root-is-protected");
+    expect(s.stage(s.root)).toBe("alive");
+  });
+
+  it("system objects cannot be deleted: system-object-protected", () => {
+    const s = setup();
+    const person = unwrap(s.node.resolvePath("/Configuration/Schema/person", t0Ms)).id;
+    for (const id of [s.configuration, s.lostAndFound, s.schema, person]) {
+      expect(outcome(s.node.delete(id, t0Ms))).toBe("system-object-protected");
+      expect(s.stage(id)).toBe("alive");
+    }
+  });
+
+  it("an unknown id gives no-such-object", () => {
+    const s = setup();
+    expect(outcome(s.node.delete("00000000-0000-4000-8000-0000000000aa", t0Ms))).toBe("no-such-object");
+  });
+});
+
+describe("restore", () => {
+  it("brings back exactly the subtree its delete took, top-down", () => {
+    const s = setup();
+    unwrap(s.node.delete(s.c, t0Ms + secondMs)); // an earlier, separate delete
+    unwrap(s.node.delete(s.a, t0Ms + 2 * secondMs));
+    const usnBefore = s.node.dir.usn;
+    const restored = unwrap(s.node.restore(s.a, t0Ms + 3 * secondMs));
+    expect(restored.stage).toBe("alive");
+    expect(restored.existence.version).toBe(3);
+    expect([s.a, s.b, s.d].map((id) => s.stage(id))).toEqual(["alive", "alive", "alive"]);
+    expect(s.stage(s.c)).toBe("deleted");
+    // Top-down: every restored parent got its new USN before its children.
+    const usns = [s.a, s.b, s.d].map((id) => unwrap(s.node.object(id, t0Ms)).usnChanged);
+    expect(Math.min(...usns)).toBe(usnBefore + 1);
+    expect(usns[0]).toBeLessThan(usns[1]!);
+    expect(unwrap(s.node.resolvePath("/a/b", t0Ms)).id).toBe(s.b);
+    expect(unwrap(s.node.morgue(t0Ms)).map((m) => m.id)).toEqual([s.c]);
+    // The separately deleted child is restorable on its own now that its parent lives.
+    expect(unwrap(s.node.restore(s.c, t0Ms + 4 * secondMs)).path).toBe("/A/B/C");
+  });
+
+  it("an alive object is not restorable", () => {
+    const s = setup();
+    expect(outcome(s.node.restore(s.a, t0Ms))).toBe("not-restorable");
+  });
+
+  it("a tombstone whose parent is not alive is not restorable", () => {
+    const s = setup();
+    unwrap(s.node.delete(s.a, t0Ms));
+    expect(outcome(s.node.restore(s.b, t0Ms))).toBe("not-restorable");
+    expect(outcome(s.node.restore(s.c, t0Ms))).toBe("not-restorable");
+    expect(s.stage(s.b)).toBe("deleted");
+  });
+
+  it("past the restore window (timeUntilShred on /Configuration) it is not restorable", () => {
+    const s = setup();
+    unwrap(s.node.putAttribute(s.configuration, "timeUntilShred", ["60"], t0Ms));
+    unwrap(s.node.delete(s.b, t0Ms));
+    expect(unwrap(s.node.object(s.b, t0Ms + 61 * secondMs)).effectiveStage).toBe("shredded");
+    expect(outcome(s.node.restore(s.b, t0Ms + 61 * secondMs))).toBe("not-restorable");
+    // Still inside the window: restorable.
+    expect(outcome(s.node.restore(s.b, t0Ms + 59 * secondMs))).toBe("ok");
+  });
+
+  it("the default restore window is 30 days", () => {
+    const s = setup();
+    const day = 24 * 3600 * secondMs;
+    unwrap(s.node.delete(s.b, t0Ms));
+    expect(unwrap(s.node.object(s.b, t0Ms + 29 * day)).effectiveStage).toBe("deleted");
+    expect(unwrap(s.node.object(s.b, t0Ms + 31 * day)).effectiveStage).toBe("shredded");
+    expect(outcome(s.node.restore(s.b, t0Ms + 31 * day))).toBe("not-restorable");
+    expect(outcome(s.node.restore(s.b, t0Ms + 29 * day))).toBe("ok");
+  });
+
+  it("a shredded object is not restorable", () => {
+    const s = setup();
+    unwrap(s.node.delete(s.b, t0Ms));
+    unwrap(s.node.shred(s.b, t0Ms));
+    expect(outcome(s.node.restore(s.b, t0Ms))).toBe("not-restorable");
+  });
+
+  it("a sibling that took the name meanwhile blocks the restore (name-in-use)", () => {
+    const s = setup();
+    unwrap(s.node.delete(s.b, t0Ms));
+    const usurper = make(s.node, s.a, "b");
+    expect(outcome(s.node.restore(s.b, t0Ms))).toBe("name-in-use");
+    expect(s.stage(s.b)).toBe("deleted");
+    unwrap(s.node.move(usurper, { name: "b2" }, t0Ms));
+    expect(outcome(s.node.restore(s.b, t0Ms))).toBe("ok");
+  });
+
+  it("an unknown id gives no-such-object", () => {
+    const s = setup();
+    expect(outcome(s.node.restore("00000000-0000-4000-8000-0000000000ab", t0Ms))).toBe("no-such-object");
+  });
+});
+
+describe("mutations aimed at a tombstone fail with already-deleted (rule 1)", () => {
+  it("attribute writes, renames, moves, creates beneath, deletes", () => {
+    const s = setup();
+    unwrap(s.node.delete(s.b, t0Ms));
+    expect(outcome(s.node.putAttribute(s.c, "givenName", ["C"], t0Ms))).toBe("already-deleted");
+    expect(outcome(s.node.move(s.b, { name: "x" }, t0Ms))).toBe("already-deleted");
+    expect(outcome(s.node.move(s.keep, { parent: s.b }, t0Ms))).toBe("already-deleted");
+    expect(outcome(s.node.create({ parent: s.b, name: "n", className: "user" }, t0Ms))).toBe("already-deleted");
+    expect(outcome(s.node.delete(s.c, t0Ms))).toBe("already-deleted");
+  });
+});
