@@ -1,7 +1,9 @@
 // Goal: SimFs keeps the FileSystem port contract while up, and across a crash keeps exactly
 // what a real disk may keep: synced bytes, dir entries after syncDir, torn prefixes of the
 // last unsynced append; images restore older durable states; failNext injects EIO.
-// Method: the shared contract suite, then targeted crash cases over many crash seeds.
+// Method: the shared contract suite, targeted crash cases over many crash seeds, and random
+// operation sequences (fast-check) against a naive per-path model.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fileSystemContract } from "./file-system-contract";
 import { Prng } from "./prng";
@@ -207,5 +209,78 @@ describe("SimFs: images and faults", () => {
     expect(() => fs.append("a", bytes("y"))).toThrow(/EISDIR/);
     expect(() => fs.append("a/b/c", bytes("y"))).toThrow(/ENOTDIR/);
     expect(text(fs.read("./a//b"))).toBe("x");
+  });
+});
+
+describe("SimFs: against a naive model", () => {
+  // Files only at these paths, so no file ever sits where a directory is.
+  const paths = ["a", "b", "d/a", "d/b", "d/e/a"];
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant("append" as const), p: fc.nat(4), n: fc.nat(5) }),
+    fc.record({ kind: fc.constant("write" as const), p: fc.nat(4), n: fc.nat(5) }),
+    fc.record({ kind: fc.constant("truncate" as const), p: fc.nat(4), n: fc.nat(8) }),
+    fc.record({ kind: fc.constant("rename" as const), p: fc.nat(4), n: fc.nat(4) }),
+    fc.record({ kind: fc.constant("remove" as const), p: fc.nat(4), n: fc.constant(0) }),
+    fc.record({ kind: fc.constant("sync" as const), p: fc.nat(4), n: fc.constant(0) }),
+  );
+  interface ModelFile {
+    content: number[];
+    synced: number[];
+  }
+
+  it("reads, sizes, lists match the model; all dirs synced, a crash keeps synced bytes", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), fc.boolean(), (ops, strictDirs) => {
+        const fs = new SimFs({ strictDirs });
+        const model = new Map<string, ModelFile>();
+        let stamp = 0;
+        for (const o of ops) {
+          const p = paths[o.p] as string;
+          const file = model.get(p);
+          const fresh = Array.from({ length: o.n }, () => stamp++ % 256);
+          if (o.kind === "append") {
+            fs.append(p, Uint8Array.from(fresh));
+            if (file) file.content.push(...fresh);
+            else model.set(p, { content: fresh, synced: [] });
+          } else if (o.kind === "write") {
+            fs.write(p, Uint8Array.from(fresh));
+            if (file) file.content = fresh;
+            else model.set(p, { content: fresh, synced: [] });
+          } else if (file === undefined) {
+            if (o.kind !== "remove") continue;
+            fs.remove(p);
+          } else if (o.kind === "truncate") {
+            fs.truncate(p, o.n);
+            file.content = Array.from({ length: o.n }, (_, i) => file.content[i] ?? 0);
+          } else if (o.kind === "rename") {
+            const q = paths[o.n] as string;
+            fs.rename(p, q);
+            model.delete(p);
+            model.set(q, file);
+          } else if (o.kind === "remove") {
+            fs.remove(p);
+            model.delete(p);
+          } else {
+            fs.sync(p);
+            file.synced = [...file.content];
+          }
+          for (const path of paths) {
+            expect([...(fs.read(path) ?? [])]).toEqual(model.get(path)?.content ?? []);
+            expect(fs.size(path)).toBe(model.get(path)?.content.length ?? null);
+          }
+        }
+        const names = (dir: string): string[] => {
+          const inside = [...model.keys()].filter((k) => k.startsWith(dir));
+          return [...new Set(inside.map((k) => k.slice(dir.length).split("/")[0] ?? ""))].sort();
+        };
+        expect(fs.list("")).toEqual(names(""));
+        expect(fs.list("d")).toEqual(names("d/"));
+        for (const dir of ["d/e", "d", ""]) fs.syncDir(dir);
+        fs.crash(new Prng(ops.length), { tornTail: false });
+        expect(fs.paths()).toEqual([...model.keys()].sort());
+        for (const [path, file] of model) expect([...(fs.read(path) ?? [])]).toEqual(file.synced);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

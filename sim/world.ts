@@ -154,6 +154,8 @@ export class World<Msg, Input = never> implements FaultTarget {
   private readonly images = new Map<string, SimFsImage>();
   private readonly workloadPrng: Prng;
   private readonly delays: number[] = [0, 0];
+  /** "from=<id>" per node index, built once: delivery traces allocate no prefix string. */
+  private readonly fromDetail: readonly string[];
   private readonly maxEvents: number;
   private nowMs = 0;
   private eventCount = 0;
@@ -168,6 +170,7 @@ export class World<Msg, Input = never> implements FaultTarget {
     this.faults = options.faults ?? presetFaults("none");
     this.network = new Network(options.nodeIds, root.fork("net"), this.faults.network);
     this.nodeIds = this.network.ids;
+    this.fromDetail = this.nodeIds.map((id) => `from=${id}`);
     assert(this.nodeIds.length >= 1, "a world has nodes");
     this.trace = new Trace(options.trace ?? defaultTraceOptions);
     this.maxEvents = options.maxEvents ?? defaultMaxEvents;
@@ -248,6 +251,7 @@ export class World<Msg, Input = never> implements FaultTarget {
    */
   runUntil(untilMs: number, stop?: () => boolean, checkEveryMs = 0): RunStop {
     assert(this.started, "start() before run");
+    assert(Number.isSafeInteger(untilMs), "virtual times are whole milliseconds");
     assert(untilMs >= this.nowMs, "time only moves forward");
     let nextCheckMs = this.nowMs;
     for (;;) {
@@ -466,13 +470,14 @@ export class World<Msg, Input = never> implements FaultTarget {
   private deliver(from: number, to: number, msg: Msg): void {
     const slot = this.slots[to];
     const sender = this.network.ids[from];
-    assert(slot !== undefined && sender !== undefined, "delivery between known nodes");
+    const fromDetail = this.fromDetail[from];
+    assert(slot !== undefined && sender !== undefined && fromDetail !== undefined, "known nodes");
     if (!this.network.arrive(from, to, slot.up)) {
-      this.trace.record(this.nowMs, slot.id, "drop", `from=${sender}`);
+      this.trace.record(this.nowMs, slot.id, "drop", fromDetail);
       return;
     }
     const describe = this.options.describeMsg;
-    const detail = describe ? `from=${sender} ${describe(msg)}` : `from=${sender}`;
+    const detail = describe ? `${fromDetail} ${describe(msg)}` : fromDetail;
     this.trace.record(this.nowMs, slot.id, "recv", detail);
     this.call(slot, () => slot.host.onMessage(slot, sender, msg));
   }
