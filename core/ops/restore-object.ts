@@ -6,12 +6,14 @@ import { fold } from "../naming";
 import { effectiveStage } from "../view/aging";
 import { requireObject } from "./gates";
 import { subtree } from "./subtree";
+import { trialRevive } from "./trial-compile";
 
 /**
  * Restores a soft-deleted object and the subtree its delete took, top-down. Refusals:
  * rollback-quarantine; no-such-object; not-restorable (not deleted, restore window elapsed or
  * hardened, parent not alive, a descendant of a delete rather than its root); name-in-use when
- * an alive sibling took the name meanwhile.
+ * an alive sibling took the name meanwhile; schema-violation when a restored definition would
+ * not compile (restore is an originating schema write, gated like a create).
  */
 export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<null> {
   if (dir.rollbackLatched) {
@@ -39,6 +41,8 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   if (parentId !== null && dir.store.aliveNamed(parentId, fold(record.placement.name)).length > 0) {
     return refuse("name-in-use", `an alive sibling now holds the name ${record.placement.name}`);
   }
+  const schemaOk = trialRevive(dir, new Set(lifted.map((r) => r.id)));
+  if (!schemaOk.ok) return schemaOk;
   for (const r of lifted) {
     const usn = dir.allocateUsn();
     dir.write({

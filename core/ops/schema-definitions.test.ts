@@ -424,3 +424,35 @@ describe("facet-has-values on extension delete", () => {
     expect(outcome(s.node.delete(ext, t0Ms))).toBe("ok");
   });
 });
+
+describe("restore is an originating schema write too", () => {
+  it("restoring an extension whose target class is deleted would grow the quarantine: refused", () => {
+    const s = setup();
+    const ext = make(s.node, s.ns, "employeeExtra", "classExtension", t0Ms, {
+      ...born,
+      targetClass: [s.employee],
+      facets: [s.badged],
+    });
+    unwrap(s.node.delete(ext, t0Ms));
+    unwrap(s.node.delete(s.employee, t0Ms));
+    const r = s.node.restore(ext, t0Ms);
+    expect(outcome(r)).toBe("schema-violation");
+    expect(refusalMessage(r)).toContain("com.example-employeeExtra");
+    expect(unwrap(s.node.object(ext, t0Ms)).stage).toBe("deleted");
+    expect(unwrap(s.node.schema()).quarantined).toEqual([]);
+    // Once the target is back, the extension restores cleanly.
+    unwrap(s.node.restore(s.employee, t0Ms));
+    expect(outcome(s.node.restore(ext, t0Ms))).toBe("ok");
+    expect(unwrap(s.node.schema()).extensions.map((e) => e.name)).toEqual(["com.example-employeeExtra"]);
+  });
+
+  it("restoring a facet whose member attribute is gone compiles it minus the dead member", () => {
+    const s = setup();
+    unwrap(s.node.delete(s.employee, t0Ms));
+    unwrap(s.node.delete(s.badged, t0Ms));
+    unwrap(s.node.delete(s.badge, t0Ms));
+    expect(outcome(s.node.restore(s.badged, t0Ms))).toBe("ok");
+    expect(unwrap(s.node.schema()).facets.find((f) => f.id === s.badged)?.attributes).toEqual([]);
+    expect(unwrap(s.node.schema()).quarantined).toEqual([]);
+  });
+});

@@ -4,6 +4,7 @@ import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { compileSchema } from "../schema";
+import type { DefinitionInput } from "../schema";
 import type { NormalizedValue } from "./normalize-values";
 
 export interface DefinitionDraft {
@@ -36,8 +37,26 @@ export function trialCompile(dir: Directory, draft: DefinitionDraft): Result<nul
     alive: true,
     values,
   };
+  return refuseIfQuarantineGrows(dir, dir.definitionInputs([input]));
+}
+
+/**
+ * Restore brings tombstoned definitions back to life, which is an originating schema write
+ * too: a restored extension whose target class is still deleted would be quarantined. Compile
+ * with the restored definitions alive and refuse if the quarantine would grow.
+ */
+export function trialRevive(dir: Directory, ids: ReadonlySet<Guid>): Result<null> {
+  const inputs = dir.definitionInputs();
+  if (!inputs.some((i) => ids.has(i.id))) return ok(null);
+  return refuseIfQuarantineGrows(
+    dir,
+    inputs.map((i) => (ids.has(i.id) ? { ...i, alive: true } : i)),
+  );
+}
+
+function refuseIfQuarantineGrows(dir: Directory, inputs: readonly DefinitionInput[]): Result<null> {
   const before = new Set(dir.schema.quarantined.map((q) => q.id));
-  const trial = compileSchema(dir.definitionInputs([input]));
+  const trial = compileSchema(inputs);
   const grown = trial.quarantined.filter((q) => !before.has(q.id));
   if (grown.length > 0) {
     const reasons = grown.map((q) => `${q.name}: ${q.reason}`).join("; ");
