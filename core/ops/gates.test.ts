@@ -104,6 +104,24 @@ describe("ghost-object: the class is not yet in this node's schema", () => {
     expect(s.node.dir.usn).toBe(usn);
   });
 
+  it("refuses a shred too (rule 4 covers every originating write)", () => {
+    const s = setup();
+    expect(outcome(s.node.shred(s.ghost, t0Ms))).toBe("ghost-object");
+    expect(unwrap(s.node.object(s.ghost, t0Ms)).stage).toBe("alive");
+  });
+
+  it("refuses a restore of a soft-deleted ghost", () => {
+    const s = setup();
+    const dir = s.node.dir;
+    const record = dir.get(s.ghost)!;
+    const usn = dir.allocateUsn();
+    const stamp = dir.stamp(record.existence.stamp, t0Ms, usn);
+    dir.write({ ...record, existence: { ...record.existence, stage: "deleted", deleteRoot: s.ghost, stamp }, usnChanged: usn });
+    expect(outcome(s.node.restore(s.ghost, t0Ms))).toBe("ghost-object");
+    expect(outcome(s.node.shred(s.ghost, t0Ms))).toBe("ghost-object");
+    expect(unwrap(s.node.object(s.ghost, t0Ms)).stage).toBe("deleted");
+  });
+
   it("a ghost still holds its name among its siblings", () => {
     const s = setup();
     expect(outcome(s.node.create({ parent: s.root, name: "WIDGET", className: "user" }, t0Ms))).toBe("name-in-use");

@@ -31,10 +31,15 @@ export function requireWritable(dir: Directory, id: Guid): Result<ObjectRecord> 
   if (record.existence.stage !== "alive") {
     return refuse("already-deleted", `object ${id} is a tombstone (${record.existence.stage})`);
   }
+  return requireKnownClass(dir, record);
+}
+
+/** SPEC rule 4: originating writes to an object whose class this node lacks wait for sync. */
+export function requireKnownClass(dir: Directory, record: ObjectRecord): Result<ObjectRecord> {
   if (isGhost(dir, record)) {
     return refuse(
       "ghost-object",
-      `class ${record.existence.className} of object ${id} is not yet in this node's schema`,
+      `class ${record.existence.className} of object ${record.id} is not yet in this node's schema`,
     );
   }
   return ok(record);

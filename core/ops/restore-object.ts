@@ -4,14 +4,15 @@ import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { fold } from "../naming";
 import { effectiveStage } from "../view/aging";
-import { requireObject } from "./gates";
+import { requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
 import { trialRevive } from "./trial-compile";
 
 /**
  * Restores a soft-deleted object and the subtree its delete took, top-down. Refusals:
- * rollback-quarantine; no-such-object; not-restorable (not deleted, restore window elapsed or
- * hardened, parent not alive, a descendant of a delete rather than its root); name-in-use when
+ * rollback-quarantine; no-such-object; ghost-object; not-restorable (not deleted, restore
+ * window elapsed or hardened, parent not alive, a descendant of a delete rather than its
+ * root); name-in-use when
  * an alive sibling took the name meanwhile; schema-violation when a restored definition would
  * not compile (restore is an originating schema write, gated like a create).
  */
@@ -21,6 +22,8 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   }
   const found = requireObject(dir, id);
   if (!found.ok) return found;
+  const known = requireKnownClass(dir, found.value);
+  if (!known.ok) return known;
   const record = found.value;
   const stage = effectiveStage(dir, record, atMs);
   if (record.existence.stage !== "deleted") {

@@ -3,7 +3,7 @@ import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { checkProtectedAndUsed, guardRemoval } from "./delete-object";
-import { requireObject } from "./gates";
+import { requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
 
 /**
@@ -21,6 +21,8 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   if (found.value.existence.stage === "shredded") {
     return refuse("already-deleted", `object ${id} is already shredded`);
   }
+  const known = requireKnownClass(dir, found.value);
+  if (!known.ok) return known;
   const guarded = guardRemoval(dir, id);
   if (!guarded.ok) return guarded;
   const doomed = subtree(dir, id).filter((r) => r.existence.stage !== "shredded");
