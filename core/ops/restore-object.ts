@@ -12,9 +12,9 @@ import { trialRevive } from "./trial-compile";
  * Restores a soft-deleted object and the subtree its delete took, top-down. Refusals:
  * rollback-quarantine; no-such-object; ghost-object; not-restorable (not deleted, restore
  * window elapsed or hardened, parent not alive, a descendant of a delete rather than its
- * root); name-in-use when
- * an alive sibling took the name meanwhile; schema-violation when a restored definition would
- * not compile (restore is an originating schema write, gated like a create).
+ * root); name-in-use when an alive sibling took the name meanwhile; schema-violation when a
+ * restored definition would not compile (restore is an originating schema write, gated like
+ * a create).
  */
 export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<null> {
   if (dir.rollbackLatched) {
