@@ -1,0 +1,184 @@
+/**
+ * Goal: the Store's indexes (children by parent, alive children by folded name,
+ * back-references, usnChanged order, dirty/purged sets) always agree with the records they
+ * index, whatever sequence of writes and purges built them; the UsnIndex enumerates changes in
+ * USN order across lazy deletion and compaction.
+ * Method: fast-check drives random puts and removes over small pools of ids, parents, names
+ * and reference values (so collisions and re-parenting are common), and after every step
+ * compares each index with a naive oracle computed by scanning all records.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fold } from "../naming";
+import type { ObjectRecord, ValueAtom } from "./record";
+import type { Stamp } from "./stamp";
+import { Store } from "./store";
+import { UsnIndex } from "./usn-index";
+
+const ids = ["a", "b", "c", "d", "e", "f"];
+const names = ["x", "X", "ß", "SS", "y"];
+const isReference = (attr: string): boolean => attr === "member";
+
+function makeRecord(spec: {
+  id: string;
+  parent: string | null;
+  name: string;
+  alive: boolean;
+  refs: string[];
+  usn: number;
+}): ObjectRecord {
+  const stamp: Stamp = { version: 1, atMs: 0, origin: "o", cert: { invocation: "o", usn: spec.usn }, localUsn: spec.usn };
+  const atoms = new Map<string, ValueAtom>(
+    spec.refs.map((r, i) => [r, { key: r, present: i % 3 !== 2, value: i % 3 !== 2 ? r : null, meta: null, stamp }]),
+  );
+  return {
+    id: spec.id,
+    existence: { stage: spec.alive ? "alive" : "deleted", classId: "c", className: "organizationalUnit", system: false, deleteRoot: null, stamp },
+    placement: { parent: spec.parent, name: spec.name, stamp },
+    attrs: new Map([
+      ["member", atoms],
+      ["description", new Map([["d", { key: "d", present: true, value: "a", meta: null, stamp }]])],
+    ]),
+    usnChanged: spec.usn,
+    hardened: false,
+  };
+}
+
+type Step =
+  | { kind: "put"; id: string; parent: string | null; name: string; alive: boolean; refs: string[] }
+  | { kind: "remove"; id: string };
+
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("put" as const),
+      id: fc.constantFrom(...ids),
+      parent: fc.option(fc.constantFrom(...ids), { nil: null }),
+      name: fc.constantFrom(...names),
+      alive: fc.boolean(),
+      refs: fc.uniqueArray(fc.constantFrom(...ids), { maxLength: 3 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("remove" as const), id: fc.constantFrom(...ids) }) },
+);
+
+function checkAgainstOracle(store: Store, records: Map<string, ObjectRecord>): void {
+  expect(store.size).toBe(records.size);
+  for (const parent of ids) {
+    const kids = [...records.values()].filter((r) => r.placement.parent === parent).map((r) => r.id);
+    expect(store.childIds(parent).sort()).toEqual(kids.sort());
+    expect(store.hasChildren(parent)).toBe(kids.length > 0);
+    for (const name of names) {
+      const alive = [...records.values()]
+        .filter((r) => r.placement.parent === parent && r.existence.stage === "alive" && fold(r.placement.name) === fold(name))
+        .map((r) => r.id);
+      expect(store.aliveNamed(parent, fold(name)).sort()).toEqual(alive.sort());
+    }
+    const refs: string[] = [];
+    for (const r of records.values()) {
+      for (const atom of r.attrs.get("member")?.values() ?? []) {
+        if (atom.present && atom.value === parent) refs.push(`${r.id}:member`);
+      }
+    }
+    expect(store.referencedBy(parent).map((b) => `${b.source}:${b.attribute}`).sort()).toEqual(refs.sort());
+  }
+  const byUsn = [...records.values()].map((r) => ({ id: r.id, usn: r.usnChanged })).sort((a, b) => a.usn - b.usn);
+  expect(store.changedAfter(0, 1000)).toEqual(byUsn);
+  const mid = byUsn[Math.floor(byUsn.length / 2)]?.usn ?? 0;
+  expect(store.changedAfter(mid, 2)).toEqual(byUsn.filter((e) => e.usn > mid).slice(0, 2));
+}
+
+describe("Store indexes", () => {
+  it("agree with a naive scan after every put and remove", () => {
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 40 }), (steps) => {
+        const store = new Store(isReference);
+        const records = new Map<string, ObjectRecord>();
+        let usn = 0;
+        for (const step of steps) {
+          if (step.kind === "put") {
+            const r = makeRecord({ ...step, usn: ++usn });
+            store.put(r);
+            records.set(r.id, r);
+          } else {
+            store.remove(step.id);
+            records.delete(step.id);
+          }
+          checkAgainstOracle(store, records);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("takeDirty reports written and purged ids once, and a purge cancels a pending write", () => {
+    const store = new Store(isReference);
+    store.put(makeRecord({ id: "a", parent: null, name: "x", alive: true, refs: [], usn: 1 }));
+    store.put(makeRecord({ id: "b", parent: "a", name: "x", alive: true, refs: [], usn: 2 }));
+    expect(store.takeDirty()).toEqual({ written: ["a", "b"], purged: [] });
+    expect(store.takeDirty()).toEqual({ written: [], purged: [] });
+    store.put(makeRecord({ id: "b", parent: "a", name: "y", alive: true, refs: [], usn: 3 }));
+    store.remove("b");
+    expect(store.takeDirty()).toEqual({ written: [], purged: ["b"] });
+    store.remove("b");
+    expect(store.takeDirty()).toEqual({ written: [], purged: [] });
+  });
+
+  it("refuses to take usnChanged backwards (an assertion: that would be a bug)", () => {
+    const store = new Store(isReference);
+    store.put(makeRecord({ id: "a", parent: null, name: "x", alive: true, refs: [], usn: 5 }));
+    expect(() => store.put(makeRecord({ id: "a", parent: null, name: "x", alive: true, refs: [], usn: 4 }))).toThrow();
+  });
+
+  it("reindexReferences follows a changed set of reference attributes", () => {
+    const store = new Store(() => false);
+    store.put(makeRecord({ id: "a", parent: null, name: "x", alive: true, refs: ["b"], usn: 1 }));
+    expect(store.referencedBy("b")).toEqual([]);
+    store.reindexReferences(isReference);
+    expect(store.referencedBy("b")).toEqual([{ source: "a", attribute: "member" }]);
+  });
+});
+
+describe("UsnIndex", () => {
+  it("enumerates ids after a USN in order, matching a naive oracle, across compaction", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.boolean()), { minLength: 1, maxLength: 3000 }),
+        fc.integer({ min: 0, max: 4000 }),
+        fc.integer({ min: 1, max: 50 }),
+        (ops, after, limit) => {
+          const index = new UsnIndex();
+          const current = new Map<string, number>();
+          let usn = 0;
+          for (const [n, del] of ops) {
+            const id = `id${n}`;
+            const previous = current.get(id) ?? null;
+            if (del && previous !== null) {
+              index.delete(previous);
+              current.delete(id);
+            } else {
+              index.set(id, ++usn, previous);
+              current.set(id, usn);
+            }
+          }
+          const expected = [...current.entries()]
+            .map(([id, u]) => ({ id, usn: u }))
+            .sort((a, b) => a.usn - b.usn)
+            .filter((e) => e.usn > after)
+            .slice(0, limit);
+          expect(index.after(after, limit)).toEqual(expected);
+          expect(index.size).toBe(current.size);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("accepts out-of-order inserts (boot-time loading) and keeps order", () => {
+    const index = new UsnIndex();
+    for (const u of [5, 1, 9, 3]) index.set(`r${u}`, u, null);
+    expect(index.after(0, 10).map((e) => e.usn)).toEqual([1, 3, 5, 9]);
+    expect(index.after(3, 10).map((e) => e.id)).toEqual(["r5", "r9"]);
+  });
+});
