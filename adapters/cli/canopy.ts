@@ -32,8 +32,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const run = command === undefined ? undefined : commands[command];
   if (run === undefined) {
-    const what = command === undefined ? "no command given" : `unknown command ${JSON.stringify(command)}`;
-    throw new UsageError(what);
+    const given = `unknown command ${JSON.stringify(command)}`;
+    throw new UsageError(command === undefined ? "no command given" : given);
   }
   return run(rest);
 }

@@ -2,7 +2,8 @@ import { Daemon, defaultDomainName } from "../daemon/daemon";
 import { defaultInterlink } from "../daemon/enroll-machine";
 import { checkDomainName, checkInterlink, parseFlags, requireFlag } from "./cli-args";
 
-export const createDomainUsage = `usage: canopy create-domain --data DIR [--name NAME] [--interlink HOST:PORT]
+export const createDomainUsage = `usage: canopy create-domain --data DIR [--name NAME]
+                            [--interlink HOST:PORT]
 
 Mints a new domain in DIR and enrolls this machine: an x25519 key pair in DIR/machine.key
 (mode 0600) and one computer object under /Domain Controllers. Refuses if DIR already holds

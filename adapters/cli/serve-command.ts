@@ -3,7 +3,13 @@ import { listen } from "../http/http-server";
 import type { ListeningServer } from "../http/http-server";
 import { Daemon, defaultDomainName } from "../daemon/daemon";
 import { defaultInterlink } from "../daemon/enroll-machine";
-import { checkDomainName, checkInterlink, parseFlags, parseHostPort, requireFlag } from "./cli-args";
+import {
+  checkDomainName,
+  checkInterlink,
+  parseFlags,
+  parseHostPort,
+  requireFlag,
+} from "./cli-args";
 
 export const defaultHttp = "127.0.0.1:7390";
 
@@ -17,7 +23,8 @@ accepting, finishes pending commits, closes the store and exits 0.
   --http HOST:PORT        API listen address (default ${defaultHttp}; port 0 picks a free one)
   --create-if-missing     mint the domain and enroll this machine when DIR holds none
   --name NAME             domain name when one is created (default ${defaultDomainName})
-  --interlink HOST:PORT   interlink endpoint when this machine is enrolled (default ${defaultInterlink})
+  --interlink HOST:PORT   interlink endpoint when this machine is enrolled
+                          (default ${defaultInterlink})
   --help                  this text`;
 
 export async function serveCommand(args: readonly string[]): Promise<number> {

@@ -27,7 +27,13 @@ import { DurableStore } from "../storage/durable-store";
 import { CryptoRandom } from "./crypto-random";
 import { defaultInterlink, enrollMachine } from "./enroll-machine";
 import { GroupCommit } from "./group-commit";
-import { generateMachineKey, machineKeyFile, machineKeyValue, readMachineKey, writeMachineKey } from "./machine-key";
+import {
+  generateMachineKey,
+  machineKeyFile,
+  machineKeyValue,
+  readMachineKey,
+  writeMachineKey,
+} from "./machine-key";
 import type { MachineKey } from "./machine-key";
 
 /** existing: boot only; create: mint a new domain only; either: boot, else create. */
@@ -122,8 +128,11 @@ export class Daemon {
     const opened = await DurableStore.open(dataDir);
     try {
       const started = start(opened.store, opened.entries, { ...options, dataDir }, clock());
-      if (started.key.object === null) throw new DaemonBootError(`${machineKeyFile} names no object`);
-      const boot: BootView = { ...opened.boot, mode: started.mode, at: new Date(clock()).toISOString() };
+      if (started.key.object === null) {
+        throw new DaemonBootError(`${machineKeyFile} names no object`);
+      }
+      const at = new Date(clock()).toISOString();
+      const boot: BootView = { ...opened.boot, mode: started.mode, at };
       const machine = { object: started.key.object, machineKey: machineKeyValue(started.key) };
       return new Daemon(started.node, opened.store, boot, machine, clock, log);
     } catch (error) {
@@ -208,7 +217,9 @@ export class Daemon {
   }
 
   private refuseWrites(): DriverRefusal | null {
-    if (this.closing) return { ok: false, code: "shutting-down", message: "the daemon is shutting down" };
+    if (this.closing) {
+      return { ok: false, code: "shutting-down", message: "the daemon is shutting down" };
+    }
     if (this.store.dead) return storageDead(this.store.view().deadReason ?? "unknown I/O error");
     return null;
   }
@@ -251,7 +262,8 @@ export class Daemon {
 }
 
 function storageDead(reason: string): DriverRefusal {
-  return { ok: false, code: "storage-dead", message: `storage is dead, writes are refused: ${reason}` };
+  const message = `storage is dead, writes are refused: ${reason}`;
+  return { ok: false, code: "storage-dead", message };
 }
 
 interface StartOptions extends DaemonOptions {

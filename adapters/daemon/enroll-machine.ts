@@ -27,7 +27,11 @@ export interface EnrollRequest {
   readonly hostName?: string;
 }
 
-export function enrollMachine(node: DirectoryNode, req: EnrollRequest, nowMs: number): Result<Guid> {
+export function enrollMachine(
+  node: DirectoryNode,
+  req: EnrollRequest,
+  nowMs: number,
+): Result<Guid> {
   const home = node.resolvePath(machineHomePath, nowMs);
   if (!home.ok) return home;
   const created = node.create(

@@ -50,7 +50,9 @@ export function readMachineKey(dataDir: string): MachineKey | null {
     throw new Error(`${machineKeyFile}: secretKey is not 64 lowercase hex characters`);
   }
   const derived = toHex(nacl.box.keyPair.fromSecretKey(fromHex(secretKey)).publicKey);
-  if (derived !== publicKey) throw new Error(`${machineKeyFile}: publicKey does not match secretKey`);
+  if (derived !== publicKey) {
+    throw new Error(`${machineKeyFile}: publicKey does not match secretKey`);
+  }
   const guid = typeof object === "string" ? parseGuid(object) : null;
   return { publicKey, secretKey, object: guid };
 }

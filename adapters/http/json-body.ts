@@ -22,7 +22,10 @@ const parseJson = bodyParser({
  */
 export async function readJsonBody<A>(ctx: Context, codec: t.Decoder<unknown, A>): Promise<A> {
   const kind = ctx.is("application/json", "+json");
-  if (kind === null) throw new TransportError("bad-request", "a JSON request body is required");
+  // No body at all (or an empty one) is a missing body whatever its declared type.
+  if (kind === null || ctx.request.length === 0) {
+    throw new TransportError("bad-request", "a JSON request body is required");
+  }
   if (kind === false) {
     throw new TransportError(
       "unsupported-media-type",

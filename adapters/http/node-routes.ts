@@ -68,7 +68,8 @@ function registerFabricRoutes(router: Router, daemon: Daemon): void {
     // both as request problems of this endpoint).
     if (bytes < limits.msgTextBytesMin || bytes > limits.msgTextBytesMax) {
       const range = `${limits.msgTextBytesMin}-${limits.msgTextBytesMax}`;
-      reply(ctx, { ok: false, code: "bad-text", message: `text is ${bytes} bytes; must be ${range}` });
+      const message = `text is ${bytes} UTF-8 bytes; must be ${range}`;
+      reply(ctx, { ok: false, code: "bad-text", message });
       return;
     }
     reply(ctx, noFabric);

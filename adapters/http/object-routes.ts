@@ -46,7 +46,8 @@ function registerObjectWrites(router: Router, daemon: Daemon): void {
     if (id === null) return;
     const name = ctx.params["name"] ?? "";
     const body = await readJsonBody(ctx, PutAttributeBody);
-    reply(ctx, await daemon.write((node, nowMs) => node.putAttribute(id, name, body.values, nowMs)));
+    const values = body.values;
+    reply(ctx, await daemon.write((node, nowMs) => node.putAttribute(id, name, values, nowMs)));
   });
   router.delete("/api/objects/:id", async (ctx) => {
     const id = idParam(ctx);

@@ -22,6 +22,7 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new TransportError("bad-request", `malformed percent-encoding in path segment ${segment}`);
+    const message = `malformed percent-encoding in path segment ${segment}`;
+    throw new TransportError("bad-request", message);
   }
 }

@@ -47,7 +47,9 @@ export function errorEnvelope(log: (line: string) => void): Middleware {
       return;
     }
     if (ctx.body !== undefined && ctx.body !== null) return;
-    if (ctx.status === 404) sendTransportError(ctx, "not-found", `no route for ${ctx.method} ${ctx.path}`);
+    if (ctx.status === 404) {
+      sendTransportError(ctx, "not-found", `no route for ${ctx.method} ${ctx.path}`);
+    }
     // 501 is the router's answer to a method it knows nothing about; for a client that is
     // the same mistake as a wrong method on a known route, and bad input never earns a 5xx.
     if (ctx.status === 405 || ctx.status === 501) {

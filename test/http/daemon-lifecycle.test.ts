@@ -1,0 +1,140 @@
+/**
+ * Goal: the daemon process and its CLI behave as an operator expects: acknowledged writes
+ * survive a clean restart (SIGTERM, SIGINT: exit 0) and a crash (SIGKILL), the machine's
+ * identity is stable across restarts, create-domain enrolls the machine (machine.key with
+ * mode 0600) and refuses a directory that holds a domain, serve refuses a directory without
+ * one unless --create-if-missing, --help works for the program and each command, and bad
+ * flags exit 2. Method: real child processes (`node --import tsx adapters/cli/canopy.ts`) on
+ * temp dirs and loopback ports; state read back over HTTP and from the data directory.
+ */
+import * as fs from "node:fs";
+import * as net from "node:net";
+import * as path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cleanup, client, makeTempDir, runCli, startDaemon, valuesOf } from "./daemon-harness";
+
+afterAll(async () => {
+  await cleanup();
+});
+
+/** A loopback port that was free a moment ago (the OS picks it). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("restart persistence", () => {
+  it("acknowledged writes and the node identity survive SIGTERM and a restart", async () => {
+    const port = await freePort();
+    const first = await startDaemon({ http: `127.0.0.1:${port}` });
+    expect(first.url).toBe(`http://127.0.0.1:${port}`);
+    const api = client(first.url);
+    const people = await api.create(await api.idAt("/"), "People", "organizationalUnit");
+    const bob = await api.create(people.id, "Bob, Jr.", "user", { email: ["bob@x.test"] });
+    await api.put(`/api/objects/${bob.id}/attributes/givenName`, { values: ["Bob"] });
+    const before = (await api.get("/api/node")).body;
+    expect(await first.stop("SIGTERM")).toBe(0);
+    expect(first.output()).toMatch(/SIGTERM, shutting down/);
+
+    const second = await startDaemon({ dataDir: first.dataDir });
+    const again = client(second.url);
+    const found = (await again.get("/api/path/People/Bob%2C%20Jr.")).body;
+    expect(found.id).toBe(bob.id);
+    expect(valuesOf(found, "email")).toEqual(["bob@x.test"]);
+    expect(valuesOf(found, "givenName")).toEqual(["Bob"]);
+    const after = (await again.get("/api/node")).body;
+    expect(after.nodeId).toBe(before.nodeId);
+    expect(after.machine).toEqual(before.machine);
+    expect(after.usn).toBeGreaterThanOrEqual(before.usn);
+    expect(after.boot).toMatchObject({ mode: "booted" });
+    expect(after.boot.recordsReplayed + after.boot.snapshotEntries).toBeGreaterThan(0);
+    expect(await second.stop("SIGINT")).toBe(0);
+  });
+
+  it("an acknowledged write survives SIGKILL (ack after durable)", async () => {
+    const first = await startDaemon();
+    const api = client(first.url);
+    const created = await api.create(await api.idAt("/"), "survivor", "organizationalUnit");
+    expect(await first.stop("SIGKILL")).toBeNull();
+    const second = await startDaemon({ dataDir: first.dataDir });
+    expect((await client(second.url).get("/api/path/survivor")).body.id).toBe(created.id);
+    expect(await second.stop()).toBe(0);
+  });
+
+  it("a second daemon on the same data directory is refused", async () => {
+    const first = await startDaemon();
+    const run = await runCli(["serve", "--data", first.dataDir, "--http", "127.0.0.1:0"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/canopy: /);
+    expect(await first.stop()).toBe(0);
+  });
+});
+
+describe("create-domain", () => {
+  it("mints a named domain, enrolls the machine, and refuses to run twice", async () => {
+    const dir = path.join(makeTempDir(), "fresh");
+    const flags = ["--name", "example.test", "--interlink", "[::1]:6000"];
+    const made = await runCli(["create-domain", "--data", dir, ...flags]);
+    expect(made.code).toBe(0);
+    expect(made.stdout).toMatch(/created domain example.test/);
+    const keyFile = path.join(dir, "machine.key");
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    const key = JSON.parse(fs.readFileSync(keyFile, "utf8"));
+    expect(key.publicKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(key.secretKey).toMatch(/^[0-9a-f]{64}$/);
+
+    const again = await runCli(["create-domain", "--data", dir]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already holds a domain/);
+
+    const daemon = await startDaemon({ dataDir: dir });
+    expect(daemon.domainName).toBe("example.test");
+    const api = client(daemon.url);
+    const node = (await api.get("/api/node")).body;
+    expect(node.machine).toEqual({ object: key.object, machineKey: `x25519:${key.publicKey}` });
+    const computer = (await api.get(`/api/objects/${key.object}`)).body;
+    expect(valuesOf(computer, "networkAddress")).toEqual(["[::1]:6000"]);
+    expect(computer.path.startsWith("/Domain Controllers/")).toBe(true);
+    expect(await daemon.stop()).toBe(0);
+  });
+
+  it("serve without --create-if-missing refuses a directory without a domain", async () => {
+    const missing = await runCli(["serve", "--data", path.join(makeTempDir(), "absent")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/create-domain/);
+    const empty = await runCli(["serve", "--data", makeTempDir(), "--http", "127.0.0.1:0"]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/holds no domain/);
+  });
+});
+
+describe("command line", () => {
+  it("--help for the program and each command exits 0 with usage", async () => {
+    for (const args of [["--help"], ["serve", "--help"], ["create-domain", "--help"]]) {
+      const run = await runCli(args);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^usage: canopy/);
+    }
+  });
+
+  it("bad flags exit 2 with a clear message", async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [[], /no command/],
+      [["frobnicate"], /unknown command/],
+      [["serve"], /--data is required/],
+      [["serve", "--data", "x", "--bogus"], /bogus/],
+      [["serve", "--data", "x", "--http", "localhost"], /--http must be HOST:PORT/],
+      [["serve", "--data", "x", "--http", "127.0.0.1:70000"], /--http/],
+      [["create-domain", "--data", "x", "--interlink", "http://host"], /--interlink/],
+      [["create-domain", "--data", "x", "--name", " padded"], /--name/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await runCli(args);
+      expect({ args, code: run.code }).toEqual({ args, code: 2 });
+      expect(run.stderr).toMatch(message);
+    }
+  });
+});

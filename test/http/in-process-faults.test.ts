@@ -1,0 +1,93 @@
+/**
+ * Goal: faults the API must survive without lying. An unexpected exception (a bug) answers
+ * 500 JSON and is logged, and the daemon goes on serving. When the disk fails, no write is
+ * acknowledged that is not durable: the writes waiting on the failed group commit and every
+ * later write answer 503 `storage-dead` (a transport-level code outside SPEC's table), reads
+ * go on, and the node view shows the dead flag. Method: the daemon and the HTTP app in this
+ * process (a child process cannot be made to hit a bug or an I/O error on demand), on a temp
+ * dir and a loopback port; the store's file system is made to throw EIO on fdatasync, the
+ * fault a dying disk produces. The bug case runs first: storage is dead afterwards.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Daemon } from "../../adapters/daemon/daemon";
+import { createApp } from "../../adapters/http/create-app";
+import { listen } from "../../adapters/http/http-server";
+import type { ListeningServer } from "../../adapters/http/http-server";
+import { cleanup, client, makeTempDir, outcome } from "./daemon-harness";
+import type { Client } from "./daemon-harness";
+
+let daemon: Daemon;
+let server: ListeningServer;
+let api: Client;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  const log = (line: string): void => void logged.push(line);
+  daemon = await Daemon.open({ dataDir: makeTempDir(), boot: "either", log });
+  server = await listen(createApp(daemon, { log }), "127.0.0.1", 0);
+  api = client(`http://127.0.0.1:${server.port}`);
+});
+afterAll(async () => {
+  await server?.close();
+  await daemon?.close();
+  await cleanup();
+});
+
+/** Reaches into the store's file system to inject the fault (test-only access). */
+function failSyncs(): void {
+  const store = (daemon as unknown as { store: { fs: { sync: (file: string) => void } } }).store;
+  store.fs.sync = () => {
+    throw Object.assign(new Error("EIO: i/o error, fdatasync"), { code: "EIO" });
+  };
+}
+
+describe("an unexpected exception", () => {
+  it("answers 500 internal JSON, is logged as a bug, and the daemon serves on", async () => {
+    const original = daemon.nodeView.bind(daemon);
+    daemon.nodeView = () => {
+      throw new Error("injected bug");
+    };
+    try {
+      const r = await api.get("/api/node");
+      expect(outcome(r)).toEqual({ status: 500, error: "internal" });
+      expect(r.body.message).not.toMatch(/injected/);
+    } finally {
+      daemon.nodeView = original;
+    }
+    expect(logged.some((l) => l.includes("BUG") && l.includes("injected bug"))).toBe(true);
+    logged.length = 0;
+    expect((await api.get("/api/node")).status).toBe(200);
+  });
+});
+
+describe("storage-dead", () => {
+  it("fails the waiting writes and every later write with 503; reads go on", async () => {
+    const root = await api.idAt("/");
+    const create = (name: string) =>
+      api.post(`/api/objects/${root}/children`, { name, class: "user" });
+    expect((await create("before")).status).toBe(201);
+    failSyncs();
+    const waiting = await Promise.all(
+      ["a", "b", "c"].map(create),
+    );
+    for (const r of waiting) {
+      expect(outcome(r)).toEqual({ status: 503, error: "storage-dead" });
+      expect(r.body.message).toMatch(/EIO/);
+    }
+    const later = await api.put(`/api/objects/${root}/attributes/description`, { values: ["x"] });
+    expect(outcome(later)).toEqual({ status: 503, error: "storage-dead" });
+    expect((await api.post("/api/gc")).status).toBe(503);
+    expect((await api.post("/api/storage/rotate")).body.error).toBe("storage-dead");
+    expect((await api.post("/api/storage/rebuild")).body.error).toBe("storage-dead");
+
+    expect((await api.get("/api/path/before")).status).toBe(200);
+    expect((await api.get("/api/schema")).status).toBe(200);
+    const node = (await api.get("/api/node")).body;
+    expect(node.storage.dead).toBe(true);
+    expect(node.storage.deadReason).toMatch(/EIO/);
+    expect(node.storage.durableUsn).toBeLessThan(node.usn);
+    expect((await api.get("/api/storage")).body.dead).toBe(true);
+    // A refusal of a dead store is not a bug: nothing was logged as one.
+    expect(logged.filter((l) => l.includes("BUG"))).toEqual([]);
+  });
+});
