@@ -15,6 +15,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { assert } from "../../core/assert";
 import type { Result } from "../../core/errors";
 import type { Guid } from "../../core/guid";
 import { validateObjectName } from "../../core/naming";
@@ -318,6 +319,7 @@ function createDomain(store: DurableStore, options: StartOptions, nowMs: number)
   const keyed: MachineKey = { ...key, object: enrolled.value };
   writeMachineKey(options.dataDir, keyed);
   const ready = node.ready();
-  if (ready !== null) store.commit([ready.batch]);
+  assert(ready !== null, "a new domain has a batch to persist");
+  store.commit([ready.batch]);
   return { node, key: keyed, mode: "created" };
 }
