@@ -3,7 +3,7 @@ import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import { fold } from "../naming";
 import type { AttributeDef } from "../schema";
-import { attributeProviders, surfaceOf } from "../schema";
+import { attachedFacetsAttribute, attributeProviders, surfaceOf } from "../schema";
 import type { ObjectRecord } from "../store/record";
 import { presentValues } from "../store/record";
 import type { NormalizedValue, ValueInput } from "./normalize-values";
@@ -48,7 +48,11 @@ export function prepareAttributes(
     prepared.push({ attr: attr.value, values: values.value });
   }
   const attached = attachedFacetIds(current, prepared);
-  for (const id of attached.next) {
+  // Only values being written are judged: a stored value naming a facet this node does not
+  // (yet, or any more) know contributes nothing to the surface and must not block writes of
+  // other attributes (replication may deliver an instance before its facet).
+  const written = prepared.find((p) => p.attr.name === attachedFacetsAttribute);
+  for (const id of written?.values.map((v) => v.value) ?? []) {
     if (dir.schema.facetById(id) === undefined) {
       return refuse("unknown-facet", `attachedFacets value ${id} is not a facet definition`);
     }
@@ -72,7 +76,7 @@ function attachedFacetIds(
 ): { before: string[]; next: string[] } {
   const before =
     current === null ? [] : presentValues(current, "attachedFacets").map((a) => a.value ?? "");
-  const write = prepared.find((p) => p.attr.name === "attachedFacets");
+  const write = prepared.find((p) => p.attr.name === attachedFacetsAttribute);
   const next = write === undefined ? before : write.values.map((v) => v.value);
   return { before, next };
 }

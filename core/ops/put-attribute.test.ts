@@ -389,3 +389,35 @@ describe("the target gate", () => {
     );
   });
 });
+
+describe("stored attachedFacets values the schema does not know (yet)", () => {
+  /** As replication delivers it: the instance arrives before the facet it attaches. */
+  function attachUnknownFacet(s: ReturnType<typeof setup>, id: Guid): Guid {
+    const dir = s.node.dir;
+    const record = dir.get(id)!;
+    const facetId = "fa000000-0000-4000-8000-00000000000f";
+    const usn = dir.allocateUsn();
+    const stamp = dir.stamp(null, t0Ms, usn);
+    const attrs = new Map(record.attrs);
+    attrs.set("attachedFacets", new Map([[facetId, { key: facetId, present: true, value: facetId, meta: null, stamp }]]));
+    dir.write({ ...record, attrs, usnChanged: usn });
+    s.node.ready();
+    return facetId;
+  }
+
+  it("contribute nothing to the surface and do not block writes of other attributes", () => {
+    const s = setup();
+    attachUnknownFacet(s, s.people);
+    expect(unwrap(s.node.object(s.people, t0Ms)).facets).toEqual(["described"]);
+    const written = unwrap(s.node.putAttribute(s.people, "description", ["still writable"], t0Ms));
+    expect(valuesOf(written, "description")).toEqual(["still writable"]);
+    expect(outcome(s.node.putAttribute(s.people, "givenName", ["P"], t0Ms))).toBe("attribute-not-permitted");
+  });
+
+  it("can be cleared by rewriting attachedFacets", () => {
+    const s = setup();
+    attachUnknownFacet(s, s.people);
+    const cleared = unwrap(s.node.putAttribute(s.people, "attachedFacets", [s.facet("person")], t0Ms));
+    expect(valuesOf(cleared, "attachedFacets")).toEqual([s.facet("person")]);
+  });
+});
