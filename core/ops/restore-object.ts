@@ -3,6 +3,9 @@ import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { fold } from "../naming";
+import { attachedFacetsAttribute, surfaceOf } from "../schema";
+import type { ObjectRecord } from "../store/record";
+import { presentValues } from "../store/record";
 import { effectiveStage } from "../view/aging";
 import { requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
@@ -12,9 +15,9 @@ import { trialRevive } from "./trial-compile";
  * Restores a soft-deleted object and the subtree its delete took, top-down. Refusals:
  * rollback-quarantine; no-such-object; ghost-object; not-restorable (not deleted, restore
  * window elapsed or hardened, parent not alive, a descendant of a delete rather than its
- * root); name-in-use when an alive sibling took the name meanwhile; schema-violation when a
- * restored definition would not compile (restore is an originating schema write, gated like
- * a create).
+ * root, a conflict with the schema, see checkRevivable); name-in-use when an alive sibling
+ * took the name meanwhile; schema-violation when a restored definition would not compile
+ * (restore is an originating schema write, gated like a create).
  */
 export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<null> {
   if (dir.rollbackLatched) {
@@ -44,6 +47,8 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   if (parentId !== null && dir.store.aliveNamed(parentId, fold(record.placement.name)).length > 0) {
     return refuse("name-in-use", `an alive sibling now holds the name ${record.placement.name}`);
   }
+  const revivable = checkRevivable(dir, lifted);
+  if (!revivable.ok) return revivable;
   const schemaOk = trialRevive(dir, new Set(lifted.map((r) => r.id)));
   if (!schemaOk.ok) return schemaOk;
   for (const r of lifted) {
@@ -60,5 +65,31 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
     });
   }
   dir.refreshSchema();
+  return ok(null);
+}
+
+/**
+ * A conflict SPEC's restore condition rules out: the schema moved on while the subtree lay in
+ * the morgue. A record whose class was deleted meanwhile would come back as an alive ghost,
+ * and values of an attribute that left the record's surface (attribute or facet deleted)
+ * would come back outside the schema; either refuses the whole restore as not-restorable.
+ */
+function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result<null> {
+  for (const r of lifted) {
+    const who = `${r.placement.name} (${r.id})`;
+    const cls = dir.schema.classById(r.existence.classId);
+    if (cls === undefined) {
+      return refuse("not-restorable", `the class ${r.existence.className} of ${who} no longer exists`);
+    }
+    const attached = presentValues(r, attachedFacetsAttribute).map((a) => a.value ?? "");
+    const surface = surfaceOf(dir.schema, cls.name, attached).attributes;
+    for (const [attr, atoms] of r.attrs) {
+      const held = [...atoms.values()].some((a) => a.present);
+      const name = dir.schema.attribute(attr)?.name;
+      if (held && (name === undefined || !surface.has(name))) {
+        return refuse("not-restorable", `${who} holds ${attr} values outside its surface now`);
+      }
+    }
+  }
   return ok(null);
 }

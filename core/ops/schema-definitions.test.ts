@@ -455,4 +455,46 @@ describe("restore is an originating schema write too", () => {
     expect(unwrap(s.node.schema()).facets.find((f) => f.id === s.badged)?.attributes).toEqual([]);
     expect(unwrap(s.node.schema()).quarantined).toEqual([]);
   });
+
+  it("a subtree whose class was deleted meanwhile is not restored as alive ghosts", () => {
+    const s = setup();
+    const team = make(s.node, s.root, "team");
+    const bob = make(s.node, team, "bob", "com.example-employee", t0Ms, { "com.example-badge": ["B1"] });
+    unwrap(s.node.delete(team, t0Ms));
+    unwrap(s.node.delete(s.employee, t0Ms)); // its only instance is a tombstone now
+    const r = s.node.restore(team, t0Ms);
+    expect(outcome(r)).toBe("not-restorable");
+    expect(refusalMessage(r)).toContain(bob);
+    expect(unwrap(s.node.object(team, t0Ms)).stage).toBe("deleted");
+    expect(unwrap(s.node.object(bob, t0Ms)).stage).toBe("deleted");
+    // With the class back, the subtree restores.
+    unwrap(s.node.restore(s.employee, t0Ms));
+    expect(outcome(s.node.restore(team, t0Ms))).toBe("ok");
+    expect(unwrap(s.node.object(bob, t0Ms)).ghost).toBe(false);
+  });
+
+  it("a tombstone holding values of a since-deleted attribute is not restorable", () => {
+    const s = setup();
+    unwrap(s.node.delete(s.employee, t0Ms));
+    const carol = make(s.node, s.root, "carol", "user", t0Ms, { attachedFacets: [s.badged], "com.example-badge": ["C1"] });
+    unwrap(s.node.delete(carol, t0Ms));
+    unwrap(s.node.delete(s.badged, t0Ms));
+    unwrap(s.node.delete(s.badge, t0Ms));
+    const r = s.node.restore(carol, t0Ms);
+    expect(outcome(r)).toBe("not-restorable");
+    expect(refusalMessage(r)).toContain("com.example-badge");
+    expect(unwrap(s.node.object(carol, t0Ms)).stage).toBe("deleted");
+  });
+
+  it("a deleted namespace restores with all its definitions, which compile again", () => {
+    const s = setup();
+    unwrap(s.node.delete(s.ns, t0Ms));
+    expect(unwrap(s.node.schema()).classes.map((c) => c.name)).not.toContain("com.example-employee");
+    unwrap(s.node.restore(s.ns, t0Ms));
+    const schema = unwrap(s.node.schema());
+    expect(schema.classes.map((c) => c.name)).toContain("com.example-employee");
+    expect(schema.facets.find((f) => f.id === s.badged)?.attributes).toEqual([{ name: "com.example-badge", required: false }]);
+    expect(schema.quarantined).toEqual([]);
+    expect(outcome(s.node.create({ parent: s.root, name: "eve", className: "com.example-employee" }, t0Ms))).toBe("ok");
+  });
 });
