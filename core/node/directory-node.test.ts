@@ -167,6 +167,26 @@ describe("boot round trip", () => {
     expect(observe(again, w.now)).toEqual(observe(booted, w.now));
   });
 
+  it("the journal cap holds across batches: evicted records are deleted from the store", () => {
+    const stored: Persisted = new Map();
+    const d = freshDomain();
+    persist(d.node, stored);
+    for (let i = 0; i < 1100; i++) {
+      d.node.dir.journal.add(t0Ms + i, "gc", `entry ${i}`);
+      if (i % 250 === 0) {
+        d.node.markChanged();
+        persist(d.node, stored);
+      }
+    }
+    d.node.markChanged();
+    persist(d.node, stored);
+    const journalKeys = [...stored.keys()].filter((k) => k.startsWith("j/"));
+    expect(journalKeys).toHaveLength(d.node.journal().length);
+    const booted = DirectoryNode.boot(seededRandom(9), stored)!;
+    expect(booted.journal()).toEqual(d.node.journal());
+    expect(booted.journal().at(-1)?.detail).toBe("entry 1099");
+  });
+
   it("an empty store boots to nothing (no node meta)", () => {
     expect(DirectoryNode.boot(seededRandom(1), new Map())).toBeNull();
   });
