@@ -15,7 +15,9 @@ export function enumerateChanges(
   req: PullRequest,
   ownUtd: UtdVector,
 ): PullBatch {
-  const fromUsn = req.watermark?.invocation === dir.invocationId ? req.watermark.usn : 0;
+  const same = req.watermark?.invocation === dir.invocationId;
+  const fromUsn = same ? (req.watermark?.usn ?? 0) : 0;
+  const propUsn = same ? Math.min(req.watermark?.propUsn ?? 0, fromUsn) : 0;
   const limit = Math.max(1, req.objectsMax);
   const changed = dir.store.changedAfter(fromUsn, limit + 1);
   const more = changed.length > limit;
@@ -24,7 +26,7 @@ export function enumerateChanges(
   for (const { id } of page) {
     const record = dir.get(id);
     if (record === undefined) continue;
-    const delta = deltaOf(record, fromUsn, req.utd);
+    const delta = deltaOf(record, propUsn, req.utd);
     if (delta !== null) deltas.push(delta);
   }
   const last = page[page.length - 1];

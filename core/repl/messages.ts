@@ -13,8 +13,14 @@ export interface PullRequest {
   readonly requestId: number;
   /** The destination (the node asking). */
   readonly from: Guid;
-  /** How far the destination enumerated this source, under the source's invocation. */
-  readonly watermark: { readonly invocation: Guid; readonly usn: number } | null;
+  /**
+   * How far the destination enumerated this source, under the source's invocation: `usn` is
+   * the object enumeration position inside this pull cycle, `propUsn` the watermark at the
+   * cycle's start, which filters atoms. They differ after the first batch: an object that
+   * changed during the cycle moves ahead in USN order, and its older atoms, never sent, must
+   * still go with it (AD's usnHighObjUpdate versus usnHighPropUpdate).
+   */
+  readonly watermark: { readonly invocation: Guid; readonly usn: number; readonly propUsn: number } | null;
   readonly utd: UtdVector;
   readonly objectsMax: number;
 }

@@ -17,7 +17,8 @@ export const pullObjectsMaxDefault = 100;
  */
 export class Replicator {
   private nextRequestId = 1;
-  private readonly inFlight = new Map<Guid, number>();
+  /** Per partner: the pull cycle under way (request id, source invocation, filter start). */
+  private readonly inFlight = new Map<Guid, { requestId: number; invocation: Guid | null; propUsn: number; objectsMax: number }>();
   private readonly refusedJournaled = new Set<Guid>();
   private readonly repairsJournaled = new Set<string>();
 
@@ -37,14 +38,28 @@ export class Replicator {
       }
       return null;
     }
+    const start = mark === undefined ? null : { invocation: mark.invocation, usn: mark.usn, propUsn: mark.usn };
+    return this.request(partner, start, objectsMax);
+  }
+
+  private request(
+    partner: Guid,
+    watermark: PullRequest["watermark"],
+    objectsMax: number,
+  ): PullRequest {
     const requestId = this.nextRequestId++;
-    this.inFlight.set(partner, requestId);
+    this.inFlight.set(partner, {
+      requestId,
+      invocation: watermark?.invocation ?? null,
+      propUsn: watermark?.propUsn ?? 0,
+      objectsMax,
+    });
     return {
       type: "pull",
       requestId,
-      from: dir.nodeId,
-      watermark: mark === undefined ? null : { invocation: mark.invocation, usn: mark.usn },
-      utd: ownVector(dir, this.node.replication),
+      from: this.node.dir.nodeId,
+      watermark,
+      utd: ownVector(this.node.dir, this.node.replication),
       objectsMax,
     };
   }
@@ -66,27 +81,28 @@ export class Replicator {
 
   /** The destination side: merge, then the next request or completion (null). */
   receive(batch: PullBatch, nowMs: number): PullRequest | null {
-    if (this.inFlight.get(batch.from) !== batch.requestId) return null;
+    const cycle = this.inFlight.get(batch.from);
+    if (cycle === undefined || cycle.requestId !== batch.requestId) return null;
     const dir = this.node.dir;
     if (batch.utd !== null) this.checkRollback(batch.utd, nowMs);
     const outcome = applyBatch(dir, batch, nowMs);
     if (outcome.applied > 0) this.journalRepairs(batch, nowMs);
-    const previous = this.node.replication.watermarks[batch.from];
-    const mark = {
-      invocation: batch.invocation,
-      usn: batch.highUsn,
-      lastSuccessMs: batch.more ? (previous?.lastSuccessMs ?? null) : nowMs,
-    };
-    let state = { ...this.node.replication, watermarks: { ...this.node.replication.watermarks, [batch.from]: mark } };
     this.node.markChanged();
     if (batch.more) {
-      this.node.replication = state;
-      return this.pullRequest(batch.from, nowMs);
+      // A source that answered under another invocation enumerated from zero: so do we.
+      const propUsn = cycle.invocation === batch.invocation ? cycle.propUsn : 0;
+      const next = { invocation: batch.invocation, usn: batch.highUsn, propUsn };
+      return this.request(batch.from, next, cycle.objectsMax);
     }
+    // Only a completed cycle moves the stored watermark and the vector.
+    const mark = { invocation: batch.invocation, usn: batch.highUsn, lastSuccessMs: nowMs };
     this.inFlight.delete(batch.from);
     this.refusedJournaled.delete(batch.from);
-    state = { ...state, utd: mergeVectors(state.utd, batch.utd ?? {}, dir.invocationId, nowMs) };
-    this.node.replication = state;
+    this.node.replication = {
+      ...this.node.replication,
+      watermarks: { ...this.node.replication.watermarks, [batch.from]: mark },
+      utd: mergeVectors(this.node.replication.utd, batch.utd ?? {}, dir.invocationId, nowMs),
+    };
     if (dir.rollbackLatched) {
       dir.rollbackLatched = false;
       dir.journal.add(nowMs, "rollback-healed", `completed a pull from ${batch.from}`);

@@ -44,6 +44,8 @@ export function writeSnapshotMarker(fs: FileSystem, meta: SnapshotMeta): void {
   fs.sync(`${path}.tmp`);
   fs.rename(`${path}.tmp`, path);
   fs.syncDir(snapDir);
+  // The first snapshot creates snap/: its entry in the root becomes durable only now.
+  fs.syncDir("");
 }
 
 /** The newest complete snapshot, or null when there is none. */

@@ -95,6 +95,8 @@ export class WriteAheadLog {
     fs.write(walPath(generation), new Uint8Array(0));
     fs.sync(walPath(generation));
     fs.syncDir(walDir);
+    // A directory created just now is durable only once its parent is synced (POSIX).
+    if (live.length === 0) fs.syncDir("");
     const wal = new WriteAheadLog(fs, { generation, bytes: 0, lastSeq }, sealed);
     return { wal, records, tornBytes, stalePaths };
   }

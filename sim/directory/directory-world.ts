@@ -1,0 +1,83 @@
+import type { DirectoryNode } from "../../core/node/directory-node";
+import type { ReplicationMessage } from "../../core/repl/messages";
+import type { FaultConfig } from "../faults";
+import { World } from "../world";
+import type { DirectoryOp } from "./directory-op";
+import { DirectoryHost, Registry, defaultTiming } from "./directory-host";
+import type { ReplicationTiming } from "./directory-host";
+import { Ledger } from "./ledger";
+import type { OpMix } from "./workload";
+import { directoryWorkload } from "./workload";
+
+export interface DirectoryWorldOptions {
+  readonly seed: number | string;
+  readonly nodeCount: number;
+  readonly faults?: FaultConfig;
+  readonly writesPerSecond: number;
+  readonly mix?: OpMix;
+  readonly timing?: ReplicationTiming;
+  readonly keepTrace?: boolean;
+  readonly traceRingLines?: number;
+}
+
+export interface DirectoryWorld {
+  readonly world: World<ReplicationMessage, DirectoryOp>;
+  readonly hosts: ReadonlyMap<string, DirectoryHost>;
+  readonly ledger: Ledger;
+  readonly registry: Registry;
+  /** The running nodes (a crashed node is absent until it restarts). */
+  nodes(): Map<string, DirectoryNode>;
+}
+
+/** A world of directory nodes: n1 founds the domain, the others join and pull. */
+export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
+  const ids = Array.from({ length: options.nodeCount }, (_, i) => `n${i + 1}`);
+  const ledger = new Ledger();
+  const registry = new Registry();
+  const hosts = new Map<string, DirectoryHost>();
+  const world = new World<ReplicationMessage, DirectoryOp>({
+    seed: options.seed,
+    nodeIds: ids,
+    makeNode: (id) => {
+      const host = new DirectoryHost({
+        simId: id,
+        founder: id === ids[0],
+        peers: ids.filter((p) => p !== id),
+        registry,
+        ledger,
+        timing: options.timing ?? defaultTiming,
+        domainName: "sim.example",
+      });
+      hosts.set(id, host);
+      return host;
+    },
+    ...(options.faults ? { faults: options.faults } : {}),
+    ...(options.writesPerSecond > 0
+      ? { workload: directoryWorkload({ nodes: ids, writesPerSecond: options.writesPerSecond, ...(options.mix ? { mix: options.mix } : {}) }) }
+      : {}),
+    trace: { ringLines: options.traceRingLines ?? 200, keepAll: options.keepTrace ?? false },
+    describeMsg: describe,
+  });
+  return {
+    world,
+    hosts,
+    ledger,
+    registry,
+    nodes() {
+      const out = new Map<string, DirectoryNode>();
+      for (const [id, host] of hosts) if (host.node !== null) out.set(id, host.node);
+      return out;
+    },
+  };
+}
+
+function describe(msg: ReplicationMessage): string {
+  switch (msg.type) {
+    case "pull":
+      return `pull#${msg.requestId} wm=${msg.watermark?.usn ?? 0}`;
+    case "batch":
+      return `batch#${msg.requestId} n=${msg.deltas.length} high=${msg.highUsn}${msg.more ? " more" : ""}`;
+    case "hint":
+      return "hint";
+  }
+}

@@ -1,0 +1,138 @@
+import type { DirectoryNode } from "../../core/node/directory-node";
+import { fold } from "../../core/naming";
+import type { ObjectRecord } from "../../core/store/record";
+import { compareStamps } from "../../core/store/stamp";
+import type { Stamp } from "../../core/store/stamp";
+import { EffectiveView } from "../../core/view/effective-view";
+import type { Ledger } from "./ledger";
+
+const st = (s: Stamp): string => `${s.version}/${s.atMs}/${s.origin.slice(0, 8)}`;
+
+/** Every atom a node holds, stamp triples only (cert and localUsn are node-private here). */
+export function atomDigest(node: DirectoryNode): string {
+  const lines: string[] = [];
+  const ids = [...node.dir.store.ids()].sort();
+  for (const id of ids) {
+    const r = node.dir.get(id);
+    if (r === undefined) continue;
+    lines.push(recordLine(r));
+  }
+  return lines.join("\n");
+}
+
+function recordLine(r: ObjectRecord): string {
+  const attrs = [...r.attrs.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([n, m]) =>
+      `${n}{${[...m.values()]
+        .map((a) => `${a.key ?? "∅"}=${a.present ? JSON.stringify([a.value, a.meta]) : "absent"}@${st(a.stamp)}`)
+        .sort()
+        .join(",")}}`,
+    );
+  return `${r.id} ${r.existence.stage}@${st(r.existence.stamp)} ${r.placement.parent ?? "-"}/${JSON.stringify(r.placement.name)}@${st(r.placement.stamp)} ${attrs.join(" ")}`;
+}
+
+/** The effective view a user sees: paths, names, flags and stages of alive objects. */
+export function viewDigest(node: DirectoryNode): string {
+  const view = new EffectiveView(node.dir);
+  const lines: string[] = [];
+  for (const id of [...node.dir.store.ids()].sort()) {
+    const r = node.dir.get(id);
+    if (r === undefined || r.existence.stage !== "alive") continue;
+    const f = view.of(r);
+    lines.push(`${id} ${f.effectiveParent ?? "-"} ${JSON.stringify(f.effectiveName)} ${f.orphaned ? "O" : ""}${f.cycleBroken ? "C" : ""}${f.conflicted ? "N" : ""}`);
+  }
+  return lines.join("\n");
+}
+
+export function schemaDigest(node: DirectoryNode): string {
+  const s = node.dir.schema;
+  return JSON.stringify([s.attributes.map((a) => a.id), s.facets.map((f) => f.id), s.classes.map((c) => c.id), s.extensions.map((e) => e.id), s.quarantined.map((q) => q.id)]);
+}
+
+/** Oracle 1 and 5: same atoms, same effective view, same schema everywhere. */
+export function convergenceViolations(nodes: ReadonlyMap<string, DirectoryNode>): string[] {
+  const out: string[] = [];
+  const entries = [...nodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  const first = entries[0];
+  if (first === undefined) return out;
+  const [refId, ref] = first;
+  const refAtoms = atomDigest(ref);
+  const refView = viewDigest(ref);
+  const refSchema = schemaDigest(ref);
+  for (const [id, node] of entries.slice(1)) {
+    if (atomDigest(node) !== refAtoms) out.push(`atoms of ${id} differ from ${refId}: ${firstDiff(atomDigest(node), refAtoms)}`);
+    else if (viewDigest(node) !== refView) out.push(`effective view of ${id} differs from ${refId}`);
+    if (schemaDigest(node) !== refSchema) out.push(`schema of ${id} differs from ${refId}`);
+  }
+  return out;
+}
+
+function firstDiff(a: string, b: string): string {
+  const x = a.split("\n");
+  const y = b.split("\n");
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    if (x[i] !== y[i]) return `line ${i}: ${x[i] ?? "<none>"} vs ${y[i] ?? "<none>"}`;
+  }
+  return "same";
+}
+
+/** Oracle 4: the effective parent graph is a tree at the root; alive sibling names unique. */
+export function treeViolations(simId: string, node: DirectoryNode): string[] {
+  const out: string[] = [];
+  const landmarks = node.dir.landmarks();
+  if (landmarks === null) return out;
+  const view = new EffectiveView(node.dir);
+  const names = new Map<string, string>();
+  for (const r of node.dir.store.all()) {
+    if (r.existence.stage !== "alive") continue;
+    const chain = view.chain(r);
+    const top = chain[0];
+    if (r.id !== landmarks.root && (top === undefined || view.of(top).effectiveParent !== landmarks.root)) {
+      out.push(`${simId}: ${r.id} is not connected to the root`);
+    }
+    const f = view.of(r);
+    if (f.effectiveParent === null) continue;
+    const parent = node.dir.get(f.effectiveParent);
+    if (parent === undefined || parent.existence.stage !== "alive") out.push(`${simId}: ${r.id} has a dead effective parent`);
+    const key = `${f.effectiveParent}/${fold(f.effectiveName)}`;
+    const other = names.get(key);
+    if (other !== undefined) out.push(`${simId}: ${r.id} and ${other} share the effective name ${f.effectiveName}`);
+    names.set(key, r.id);
+  }
+  return out;
+}
+
+/**
+ * Oracle 2: every acknowledged atom is on every node with its stamp or a higher one; its
+ * object may be missing only when that node purged a tombstone.
+ */
+export function durabilityViolations(ledger: Ledger, nodes: ReadonlyMap<string, DirectoryNode>): string[] {
+  const out: string[] = [];
+  for (const ack of ledger.acked) {
+    for (const [simId, node] of nodes) {
+      const r = node.dir.get(ack.objectId);
+      if (r === undefined) {
+        if (node.purgeHorizonMs === null) out.push(`${simId} lacks ${ack.objectId} acked by ${ack.node}`);
+        continue;
+      }
+      const held = heldStamp(r, ack.atom);
+      if (held === null) {
+        if (r.existence.stage === "alive" && !r.hardened) out.push(`${simId} lost ${ack.atom} of ${ack.objectId} acked by ${ack.node}`);
+        continue;
+      }
+      // Shredded is absorbing: a shred supersedes any existence claim, whatever its stamp.
+      const absorbed = ack.atom === "existence" && r.existence.stage === "shredded";
+      if (!absorbed && compareStamps(held, ack.stamp) < 0) out.push(`${simId} holds ${ack.atom} of ${ack.objectId} older than acked`);
+    }
+  }
+  return out;
+}
+
+function heldStamp(r: ObjectRecord, atom: string): Stamp | null {
+  if (atom === "existence") return r.existence.stamp;
+  if (atom === "placement") return r.placement.stamp;
+  const [, name, key] = atom.split("\u0000");
+  const a = r.attrs.get(name ?? "")?.get(key ?? "");
+  return a?.stamp ?? null;
+}
