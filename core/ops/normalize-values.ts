@@ -17,7 +17,8 @@ export interface NormalizedValue {
 /**
  * Validates a wholesale value list for one attribute and returns canonical values in set-key
  * order. Refusal precedence within a list: single-valued, then per value in order
- * (syntax-violation, illegal-meta-key, meta single-valued), then duplicate-value.
+ * (syntax-violation, illegal-meta-key, meta single-valued, meta duplicate-value), then
+ * duplicate-value among the values.
  */
 export function normalizeValues(
   dir: Directory,
@@ -95,9 +96,15 @@ function normalizeMeta(dir: Directory, attr: AttributeDef, rawMeta: unknown): Re
       return refuse("single-valued", `${attr.name}: meta ${metaAttr.name} is single-valued`);
     }
     const values: string[] = [];
+    const keys = new Set<string>();
     for (const raw of list) {
       const parsed = parseTyped(dir, metaAttr, raw);
       if (!parsed.ok) return parsed;
+      const key = matchKey(metaAttr.matching, parsed.value);
+      if (keys.has(key)) {
+        return refuse("duplicate-value", `${attr.name}: meta ${metaAttr.name} holds a value twice`);
+      }
+      keys.add(key);
       values.push(parsed.value);
     }
     if (values.length > 0) out[metaAttr.name] = values.sort();

@@ -186,6 +186,26 @@ describe("a namespaced schema round trip", () => {
   });
 });
 
+describe("meta values follow the meta attribute's rules", () => {
+  it("a multi-valued meta key refuses duplicates under its matching rule", () => {
+    const s = setup();
+    const tags = unwrap(attributeDef(s.node, s.ns, "tags", { single: false, matching: "caseless" })).id;
+    const codes = unwrap(attributeDef(s.node, s.ns, "codes", { single: false, matching: "exact" })).id;
+    const role = unwrap(attributeDef(s.node, s.ns, "role", { single: false, legalMeta: [tags, codes] })).id;
+    const facet = make(s.node, s.ns, "roles", "facetDefinition", t0Ms, { ...born, attributes: [role] });
+    const ou = make(s.node, s.root, "r", "organizationalUnit", t0Ms, { attachedFacets: [facet] });
+    const put = (meta: Record<string, string[]>) =>
+      s.node.putAttribute(ou, "com.example-role", [{ value: "admin", meta }], t0Ms);
+    expect(outcome(put({ "com.example-tags": ["Ops", "OPS"] }))).toBe("duplicate-value");
+    expect(outcome(put({ "com.example-codes": ["x", "x"] }))).toBe("duplicate-value");
+    const ok = unwrap(put({ "com.example-codes": ["x", "X"], "com.example-tags": ["ops", "dev"] }));
+    expect(ok.attributes.find((a) => a.name === "com.example-role")?.values[0]?.meta).toEqual({
+      "com.example-codes": ["X", "x"],
+      "com.example-tags": ["dev", "ops"],
+    });
+  });
+});
+
 describe("definition and namespace names (invalid-name)", () => {
   it("definition names: a letter then letters or digits; never x", () => {
     const s = setup();
