@@ -79,7 +79,8 @@ function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result
     const who = `${r.placement.name} (${r.id})`;
     const cls = dir.schema.classById(r.existence.classId);
     if (cls === undefined) {
-      return refuse("not-restorable", `the class ${r.existence.className} of ${who} no longer exists`);
+      const className = r.existence.className;
+      return refuse("not-restorable", `the class ${className} of ${who} no longer exists`);
     }
     const attached = presentValues(r, attachedFacetsAttribute).map((a) => a.value ?? "");
     const surface = surfaceOf(dir.schema, cls.name, attached).attributes;
