@@ -28,7 +28,10 @@ function parseErrorTable(spec: string): Array<[string, number]> {
       if (header !== null && rows.length > 0) break;
       continue;
     }
-    const cells = line.split("|").slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (header === null) {
       header = cells.map((c) => c.toLowerCase());
       continue;
@@ -77,7 +80,11 @@ describe("error helpers", () => {
   });
 
   it("refusals and successes are values", () => {
-    expect(refuse("no-such-object", "gone")).toEqual({ ok: false, code: "no-such-object", message: "gone" });
+    expect(refuse("no-such-object", "gone")).toEqual({
+      ok: false,
+      code: "no-such-object",
+      message: "gone",
+    });
     expect(ok(3)).toEqual({ ok: true, value: 3 });
   });
 });

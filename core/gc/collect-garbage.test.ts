@@ -8,7 +8,15 @@
  * payloads, the morgue, references and the ready() batch.
  */
 import { describe, expect, it } from "vitest";
-import { freshDomain, make, outcome, secondMs, t0Ms, unwrap, valuesOf } from "../testing/node-fixture";
+import {
+  freshDomain,
+  make,
+  outcome,
+  secondMs,
+  t0Ms,
+  unwrap,
+  valuesOf,
+} from "../testing/node-fixture";
 
 const restoreS = 60;
 const purgeS = 3600;
@@ -42,7 +50,9 @@ describe("hardening past timeUntilShred", () => {
     const bob = unwrap(s.node.object(s.bob, at(restoreS + 1)));
     expect(bob.stage).toBe("deleted");
     expect(bob.effectiveStage).toBe("shredded");
-    expect(unwrap(s.node.morgue(at(restoreS + 1))).every((m) => m.effectiveStage === "shredded")).toBe(true);
+    expect(
+      unwrap(s.node.morgue(at(restoreS + 1))).every((m) => m.effectiveStage === "shredded"),
+    ).toBe(true);
   });
 
   it("gc hardens to a skeleton: values dropped and persisted, not restorable", () => {
@@ -85,7 +95,9 @@ describe("purging past maxTimeApart", () => {
     expect(outcome(s.node.object(s.bob, at(purgeS + 1)))).toBe("no-such-object");
     expect(outcome(s.node.object(s.team, at(purgeS + 1)))).toBe("no-such-object");
     expect(unwrap(s.node.morgue(at(purgeS + 1)))).toEqual([]);
-    const member = unwrap(s.node.object(s.group, at(purgeS + 1))).attributes.find((a) => a.name === "member");
+    const member = unwrap(s.node.object(s.group, at(purgeS + 1))).attributes.find(
+      (a) => a.name === "member",
+    );
     expect(member?.values[0]).toMatchObject({ value: s.bob, refPath: null, refState: "missing" });
     const ready = s.node.ready();
     expect(ready?.batch.dels).toEqual(expect.arrayContaining([`o/${s.bob}`, `o/${s.team}`]));

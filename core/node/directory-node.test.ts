@@ -39,7 +39,9 @@ function observe(node: DirectoryNode, nowMs: number) {
     journal: node.journal(),
     // Every boot re-mints the invocation; the rest of the summary must survive as is.
     summary: { ...node.summary(nowMs), invocationId: "(per boot)", utd: "(per boot)" },
-    paths: ["/", "/Configuration/Schema/com.example/badge", "/People/alice"].map((p) => node.resolvePath(p, nowMs)),
+    paths: ["/", "/Configuration/Schema/com.example/badge", "/People/alice"].map((p) =>
+      node.resolvePath(p, nowMs),
+    ),
   };
 }
 
@@ -56,13 +58,22 @@ function workload(stored: Persisted) {
   const born = { lifecycle: ["active"], system: ["false"] };
   const ns = make(n, d.schema, "com.example", "schemaNamespace", tick());
   const badge = make(n, ns, "badge", "attributeDefinition", tick(), {
-    ...born, syntax: ["string"], singleValued: ["false"], matching: ["caseless"],
+    ...born,
+    syntax: ["string"],
+    singleValued: ["false"],
+    matching: ["caseless"],
   });
   const badged = make(n, ns, "badged", "facetDefinition", tick(), { ...born, attributes: [badge] });
   step();
   const people = make(n, d.root, "People", "organizationalUnit", tick());
-  const alice = make(n, people, "alice", "user", tick(), { givenName: ["Alice"], email: ["a@x.test", "b@x.test"] });
-  const bob = make(n, people, "bob", "user", tick(), { attachedFacets: [badged], "com.example-badge": ["B1", "B2"] });
+  const alice = make(n, people, "alice", "user", tick(), {
+    givenName: ["Alice"],
+    email: ["a@x.test", "b@x.test"],
+  });
+  const bob = make(n, people, "bob", "user", tick(), {
+    attachedFacets: [badged],
+    "com.example-badge": ["B1", "B2"],
+  });
   const staff = make(n, d.root, "staff", "group", tick(), { member: [alice, bob] });
   step();
   unwrap(n.putAttribute(alice, "email", ["a@x.test"], tick()));
@@ -102,7 +113,9 @@ describe("ready(): the batch the shell must persist", () => {
     expect(first?.batch.puts.length).toBeGreaterThan(50);
     expect(first?.batch.puts.map(([k]) => k)).toContain("meta/node");
     expect(d.node.ready()).toBeNull();
-    expect(outcome(d.node.create({ parent: d.root, name: "", className: "user" }, t0Ms))).toBe("invalid-name");
+    expect(outcome(d.node.create({ parent: d.root, name: "", className: "user" }, t0Ms))).toBe(
+      "invalid-name",
+    );
     expect(d.node.ready()).toBeNull();
     const id = make(d.node, d.root, "one");
     const batch = d.node.ready();
@@ -154,9 +167,17 @@ describe("boot round trip", () => {
     expect(booted.dir.usn).toBe(w.n.dir.usn);
     expect(booted.dir.nodeId).toBe(w.n.dir.nodeId);
     expect(booted.dir.invocationId).not.toBe(w.n.dir.invocationId);
-    expect(booted.summary(w.now).utd[w.n.dir.invocationId]).toMatchObject({ usn: w.n.dir.usn, node: w.n.dir.nodeId });
+    expect(booted.summary(w.now).utd[w.n.dir.invocationId]).toMatchObject({
+      usn: w.n.dir.usn,
+      node: w.n.dir.nodeId,
+    });
     const before = Math.max(...[...booted.dir.store.all()].map((r) => r.usnChanged));
-    const next = unwrap(booted.create({ parent: w.d.root, name: "After boot", className: "organizationalUnit" }, w.now));
+    const next = unwrap(
+      booted.create(
+        { parent: w.d.root, name: "After boot", className: "organizationalUnit" },
+        w.now,
+      ),
+    );
     expect(next.usnChanged).toBeGreaterThan(before);
     expect(next.existence.origin).toBe(booted.dir.invocationId);
     const journalBefore = booted.journal().length;
@@ -196,7 +217,11 @@ describe("boot round trip", () => {
     const stored: Persisted = new Map();
     persist(joining, stored);
     const booted = DirectoryNode.boot(seededRandom(6), stored)!;
-    expect(booted.summary(t0Ms)).toMatchObject({ nodeId: joining.dir.nodeId, usn: 0, hasRoot: false });
+    expect(booted.summary(t0Ms)).toMatchObject({
+      nodeId: joining.dir.nodeId,
+      usn: 0,
+      hasRoot: false,
+    });
     expect(outcome(booted.root(t0Ms))).toBe("no-root");
   });
 });

@@ -70,22 +70,38 @@ describe("create: the happy path", () => {
 
   it("resolves the class name caselessly and stores the canonical spelling", () => {
     const s = setup();
-    const created = unwrap(s.node.create({ parent: s.people, name: "Bob", className: "USER" }, t0Ms));
+    const created = unwrap(
+      s.node.create({ parent: s.people, name: "Bob", className: "USER" }, t0Ms),
+    );
     expect(created.class).toBe("user");
   });
 
   it("accepts a name of exactly 255 UTF-8 bytes and any non-control character", () => {
     const s = setup();
-    expect(outcome(s.node.create({ parent: s.people, name: "é".repeat(127) + "a", className: "user" }, t0Ms))).toBe("ok");
-    for (const name of ["a,b+c", "#hash", "tab-free name", "日本語", "emoji 👩‍💻", "x\u200dy"]) {
-      expect(outcome(s.node.create({ parent: s.people, name, className: "organizationalUnit" }, t0Ms)), name).toBe("ok");
+    expect(
+      outcome(
+        s.node.create({ parent: s.people, name: "é".repeat(127) + "a", className: "user" }, t0Ms),
+      ),
+    ).toBe("ok");
+    const names = ["a,b+c", "#hash", "tab-free name", "日本語", "emoji 👩‍💻", "x\u200dy"];
+    for (const name of names) {
+      expect(
+        outcome(s.node.create({ parent: s.people, name, className: "organizationalUnit" }, t0Ms)),
+        name,
+      ).toBe("ok");
     }
   });
 
   it("multi-valued attributes render in canonical set-key order", () => {
     const s = setup();
-    const id = make(s.node, s.people, "carol", "user", t0Ms, { email: ["zed@x.test", "Amy@x.test", "bob@x.test"] });
-    expect(valuesOf(unwrap(s.node.object(id, t0Ms)), "email")).toEqual(["Amy@x.test", "bob@x.test", "zed@x.test"]);
+    const id = make(s.node, s.people, "carol", "user", t0Ms, {
+      email: ["zed@x.test", "Amy@x.test", "bob@x.test"],
+    });
+    expect(valuesOf(unwrap(s.node.object(id, t0Ms)), "email")).toEqual([
+      "Amy@x.test",
+      "bob@x.test",
+      "zed@x.test",
+    ]);
   });
 });
 
@@ -126,8 +142,18 @@ describe("create: classes", () => {
 
   it("refuses domainRoot and configuration with class-not-instantiable", () => {
     const s = setup();
-    expectRefusedCleanly(s, s.people, { name: "n", className: "domainRoot" }, "class-not-instantiable");
-    expectRefusedCleanly(s, s.people, { name: "n", className: "Configuration" }, "class-not-instantiable");
+    expectRefusedCleanly(
+      s,
+      s.people,
+      { name: "n", className: "domainRoot" },
+      "class-not-instantiable",
+    );
+    expectRefusedCleanly(
+      s,
+      s.people,
+      { name: "n", className: "Configuration" },
+      "class-not-instantiable",
+    );
   });
 });
 
@@ -144,21 +170,30 @@ describe("create: name-in-use (caseless, blind to kind)", () => {
       const s = setup();
       make(s.node, s.people, first, "user");
       s.node.ready();
-      expectRefusedCleanly(s, s.people, { name: second, className: "organizationalUnit" }, "name-in-use");
+      expectRefusedCleanly(
+        s,
+        s.people,
+        { name: second, className: "organizationalUnit" },
+        "name-in-use",
+      );
     });
   }
 
   it("the same name under different parents is fine", () => {
     const s = setup();
     make(s.node, s.people, "dup");
-    expect(outcome(s.node.create({ parent: s.root, name: "DUP", className: "user" }, t0Ms))).toBe("ok");
+    expect(outcome(s.node.create({ parent: s.root, name: "DUP", className: "user" }, t0Ms))).toBe(
+      "ok",
+    );
   });
 
   it("a soft-deleted sibling does not hold its name", () => {
     const s = setup();
     const old = make(s.node, s.people, "reused");
     unwrap(s.node.delete(old, t0Ms));
-    expect(outcome(s.node.create({ parent: s.people, name: "REUSED", className: "user" }, t0Ms))).toBe("ok");
+    expect(
+      outcome(s.node.create({ parent: s.people, name: "REUSED", className: "user" }, t0Ms)),
+    ).toBe("ok");
   });
 
   it("stored spellings are preserved", () => {
@@ -173,9 +208,9 @@ describe("create: the parent gate", () => {
   it("an unknown parent gives no-such-object", () => {
     const s = setup();
     const ghostParent = "00000000-0000-4000-8000-000000000000";
-    expect(outcome(s.node.create({ parent: ghostParent, name: "n", className: "user" }, t0Ms))).toBe(
-      "no-such-object",
-    );
+    expect(
+      outcome(s.node.create({ parent: ghostParent, name: "n", className: "user" }, t0Ms)),
+    ).toBe("no-such-object");
   });
 
   it("a soft-deleted parent gives already-deleted", () => {
@@ -200,8 +235,18 @@ describe("create: attributes are validated and applied atomically", () => {
 
   it("an alias is not a lookup name (sn is not surname)", () => {
     const s = setup();
-    expectRefusedCleanly(s, s.people, { name: "n", className: "user", attributes: { sn: ["X"] } }, "unknown-attribute");
-    expectRefusedCleanly(s, s.people, { name: "n", className: "user", attributes: { mail: ["x@y"] } }, "unknown-attribute");
+    expectRefusedCleanly(
+      s,
+      s.people,
+      { name: "n", className: "user", attributes: { sn: ["X"] } },
+      "unknown-attribute",
+    );
+    expectRefusedCleanly(
+      s,
+      s.people,
+      { name: "n", className: "user", attributes: { mail: ["x@y"] } },
+      "unknown-attribute",
+    );
   });
 
   it("an attribute outside the class surface gives attribute-not-permitted", () => {
@@ -209,7 +254,11 @@ describe("create: attributes are validated and applied atomically", () => {
     expectRefusedCleanly(
       s,
       s.people,
-      { name: "n", className: "organizationalUnit", attributes: { description: ["ok"], sid: ["S-1"] } },
+      {
+        name: "n",
+        className: "organizationalUnit",
+        attributes: { description: ["ok"], sid: ["S-1"] },
+      },
       "attribute-not-permitted",
     );
   });
@@ -226,7 +275,10 @@ describe("create: attributes are validated and applied atomically", () => {
 
   it("attribute names in a body are caseless and rendered canonically", () => {
     const s = setup();
-    const id = make(s.node, s.people, "dora", "user", t0Ms, { GIVENNAME: ["Dora"], SurName: ["Explorer"] });
+    const id = make(s.node, s.people, "dora", "user", t0Ms, {
+      GIVENNAME: ["Dora"],
+      SurName: ["Explorer"],
+    });
     const payload = unwrap(s.node.object(id, t0Ms));
     expect(payload.attributes.map((a) => a.name)).toEqual(["givenName", "surname"]);
   });

@@ -24,7 +24,7 @@ function setup() {
 }
 
 describe("delete", () => {
-  it("soft-deletes the whole subtree; tombstones stay readable by id and show in the morgue", () => {
+  it("soft-deletes the whole subtree; tombstones stay readable and show in the morgue", () => {
     const s = setup();
     expect(unwrap(s.node.delete(s.a, t0Ms + secondMs))).toBeNull();
     for (const id of [s.a, s.b, s.c, s.d]) {
@@ -66,7 +66,9 @@ describe("delete", () => {
 
   it("an unknown id gives no-such-object", () => {
     const s = setup();
-    expect(outcome(s.node.delete("00000000-0000-4000-8000-0000000000aa", t0Ms))).toBe("no-such-object");
+    expect(outcome(s.node.delete("00000000-0000-4000-8000-0000000000aa", t0Ms))).toBe(
+      "no-such-object",
+    );
   });
 });
 
@@ -143,7 +145,9 @@ describe("restore", () => {
 
   it("an unknown id gives no-such-object", () => {
     const s = setup();
-    expect(outcome(s.node.restore("00000000-0000-4000-8000-0000000000ab", t0Ms))).toBe("no-such-object");
+    expect(outcome(s.node.restore("00000000-0000-4000-8000-0000000000ab", t0Ms))).toBe(
+      "no-such-object",
+    );
   });
 });
 
@@ -154,7 +158,9 @@ describe("mutations aimed at a tombstone fail with already-deleted (rule 1)", ()
     expect(outcome(s.node.putAttribute(s.c, "givenName", ["C"], t0Ms))).toBe("already-deleted");
     expect(outcome(s.node.move(s.b, { name: "x" }, t0Ms))).toBe("already-deleted");
     expect(outcome(s.node.move(s.keep, { parent: s.b }, t0Ms))).toBe("already-deleted");
-    expect(outcome(s.node.create({ parent: s.b, name: "n", className: "user" }, t0Ms))).toBe("already-deleted");
+    expect(outcome(s.node.create({ parent: s.b, name: "n", className: "user" }, t0Ms))).toBe(
+      "already-deleted",
+    );
     expect(outcome(s.node.delete(s.c, t0Ms))).toBe("already-deleted");
   });
 });

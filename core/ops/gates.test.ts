@@ -35,7 +35,9 @@ describe("no-root: a node that joined and has not synced", () => {
   });
 
   it("refuses every originating write with no-root", () => {
-    expect(outcome(node.create({ parent: someId, name: "n", className: "user" }, t0Ms))).toBe("no-root");
+    expect(outcome(node.create({ parent: someId, name: "n", className: "user" }, t0Ms))).toBe(
+      "no-root",
+    );
     expect(outcome(node.putAttribute(someId, "description", ["x"], t0Ms))).toBe("no-root");
     expect(outcome(node.move(someId, { name: "m" }, t0Ms))).toBe("no-root");
     expect(outcome(node.delete(someId, t0Ms))).toBe("no-root");
@@ -63,7 +65,12 @@ function writeGhost(node: DirectoryNode, parent: Guid, name: string): Guid {
       stamp,
     },
     placement: { parent, name, stamp },
-    attrs: new Map([["description", new Map([[key, { key, present: true, value: "from the future", meta: null, stamp }]])]]),
+    attrs: new Map([
+      [
+        "description",
+        new Map([[key, { key, present: true, value: "from the future", meta: null, stamp }]]),
+      ],
+    ]),
     usnChanged: usn,
     hardened: false,
   };
@@ -90,7 +97,11 @@ describe("ghost-object: the class is not yet in this node's schema", () => {
     expect(p.attributes.map((a) => a.values.map((v) => v.value))).toEqual([["from the future"]]);
     const summary = unwrap(s.node.children(s.root)).find((c) => c.id === s.ghost);
     expect(summary?.ghost).toBe(true);
-    expect(unwrap(s.node.children(s.root)).filter((c) => c.id !== s.ghost).every((c) => !c.ghost)).toBe(true);
+    expect(
+      unwrap(s.node.children(s.root))
+        .filter((c) => c.id !== s.ghost)
+        .every((c) => !c.ghost),
+    ).toBe(true);
   });
 
   it("refuses attribute writes, renames, moves, deletes and creates beneath", () => {
@@ -98,9 +109,13 @@ describe("ghost-object: the class is not yet in this node's schema", () => {
     const usn = s.node.dir.usn;
     expect(outcome(s.node.putAttribute(s.ghost, "description", ["x"], t0Ms))).toBe("ghost-object");
     expect(outcome(s.node.move(s.ghost, { name: "gadget" }, t0Ms))).toBe("ghost-object");
-    expect(outcome(s.node.move(s.ghost, { parent: s.domainControllers }, t0Ms))).toBe("ghost-object");
+    expect(outcome(s.node.move(s.ghost, { parent: s.domainControllers }, t0Ms))).toBe(
+      "ghost-object",
+    );
     expect(outcome(s.node.delete(s.ghost, t0Ms))).toBe("ghost-object");
-    expect(outcome(s.node.create({ parent: s.ghost, name: "kid", className: "user" }, t0Ms))).toBe("ghost-object");
+    expect(outcome(s.node.create({ parent: s.ghost, name: "kid", className: "user" }, t0Ms))).toBe(
+      "ghost-object",
+    );
     expect(s.node.dir.usn).toBe(usn);
   });
 
@@ -116,7 +131,11 @@ describe("ghost-object: the class is not yet in this node's schema", () => {
     const record = dir.get(s.ghost)!;
     const usn = dir.allocateUsn();
     const stamp = dir.stamp(record.existence.stamp, t0Ms, usn);
-    dir.write({ ...record, existence: { ...record.existence, stage: "deleted", deleteRoot: s.ghost, stamp }, usnChanged: usn });
+    dir.write({
+      ...record,
+      existence: { ...record.existence, stage: "deleted", deleteRoot: s.ghost, stamp },
+      usnChanged: usn,
+    });
     expect(outcome(s.node.restore(s.ghost, t0Ms))).toBe("ghost-object");
     expect(outcome(s.node.shred(s.ghost, t0Ms))).toBe("ghost-object");
     expect(unwrap(s.node.object(s.ghost, t0Ms)).stage).toBe("deleted");
@@ -124,7 +143,9 @@ describe("ghost-object: the class is not yet in this node's schema", () => {
 
   it("a ghost still holds its name among its siblings", () => {
     const s = setup();
-    expect(outcome(s.node.create({ parent: s.root, name: "WIDGET", className: "user" }, t0Ms))).toBe("name-in-use");
+    expect(
+      outcome(s.node.create({ parent: s.root, name: "WIDGET", className: "user" }, t0Ms)),
+    ).toBe("name-in-use");
   });
 });
 
@@ -136,8 +157,12 @@ describe("rollback-quarantine: originating writes wait for a completed pull", ()
     unwrap(d.node.delete(gone, t0Ms));
     d.node.dir.rollbackLatched = true;
     const usn = d.node.dir.usn;
-    expect(outcome(d.node.create({ parent: d.root, name: "n", className: "user" }, t0Ms))).toBe("rollback-quarantine");
-    expect(outcome(d.node.putAttribute(ou, "description", ["x"], t0Ms))).toBe("rollback-quarantine");
+    expect(outcome(d.node.create({ parent: d.root, name: "n", className: "user" }, t0Ms))).toBe(
+      "rollback-quarantine",
+    );
+    expect(outcome(d.node.putAttribute(ou, "description", ["x"], t0Ms))).toBe(
+      "rollback-quarantine",
+    );
     expect(outcome(d.node.move(ou, { name: "renamed" }, t0Ms))).toBe("rollback-quarantine");
     expect(outcome(d.node.delete(ou, t0Ms))).toBe("rollback-quarantine");
     expect(outcome(d.node.restore(gone, t0Ms))).toBe("rollback-quarantine");
@@ -161,7 +186,13 @@ describe("no-such-object", () => {
 
   it("paths that resolve to nothing, or are malformed", () => {
     const d = freshDomain();
-    for (const path of ["/Nowhere", "/Configuration/Nowhere", "Configuration", "//Configuration", "/Configuration//Schema"]) {
+    for (const path of [
+      "/Nowhere",
+      "/Configuration/Nowhere",
+      "Configuration",
+      "//Configuration",
+      "/Configuration//Schema",
+    ]) {
       expect(outcome(d.node.resolvePath(path, t0Ms)), path).toBe("no-such-object");
     }
   });

@@ -31,7 +31,8 @@ interface ModelObject {
 
 const names = ["a", "A", "b", "ß", "SS", "ss", "é", "e\u0301", "Zed"];
 const valuePool = ["v", "V", "w", "ß", "ss", "x"];
-const modelFold = (s: string): string => s.normalize("NFD").toUpperCase().toLowerCase().normalize("NFD");
+const modelFold = (s: string): string =>
+  s.normalize("NFD").toUpperCase().toLowerCase().normalize("NFD");
 
 type Command =
   | { op: "create"; parent: number; name: number; user: boolean }
@@ -44,13 +45,38 @@ type Command =
 
 const index = fc.nat({ max: 200 });
 const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant("create" as const), parent: index, name: fc.nat({ max: names.length - 1 }), user: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("rename" as const), target: index, name: fc.nat({ max: names.length - 1 }) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("move" as const), target: index, parent: index }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      op: fc.constant("create" as const),
+      parent: index,
+      name: fc.nat({ max: names.length - 1 }),
+      user: fc.boolean(),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("rename" as const),
+      target: index,
+      name: fc.nat({ max: names.length - 1 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constant("move" as const), target: index, parent: index }),
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("delete" as const), target: index }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("restore" as const), target: index }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("shred" as const), target: index }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant("describe" as const), target: index, values: fc.array(fc.nat({ max: valuePool.length - 1 }), { maxLength: 3 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("describe" as const),
+      target: index,
+      values: fc.array(fc.nat({ max: valuePool.length - 1 }), { maxLength: 3 }),
+    }),
+  },
 );
 
 class Model {
@@ -112,11 +138,17 @@ class Model {
   }
 
   clash(parent: Guid, name: string, except: Guid | null): boolean {
-    return this.aliveChildren(parent).some((c) => c !== except && modelFold(this.get(c).name) === modelFold(name));
+    return this.aliveChildren(parent).some(
+      (c) => c !== except && modelFold(this.get(c).name) === modelFold(name),
+    );
   }
 
   isSelfOrDescendant(candidate: Guid, ancestor: Guid): boolean {
-    for (let cursor: Guid | null = candidate; cursor !== null; cursor = this.objects.get(cursor)?.parent ?? null) {
+    for (
+      let cursor: Guid | null = candidate;
+      cursor !== null;
+      cursor = this.objects.get(cursor)?.parent ?? null
+    ) {
       if (cursor === ancestor) return true;
     }
     return false;
@@ -167,7 +199,9 @@ function expectOutcome(m: Model, cmd: Command, newId: () => Guid): ErrorCode | "
       const id = m.target(cmd);
       if (m.get(id).stage !== "alive") return "already-deleted";
       if (id === m.root) return "root-is-protected";
-      const doomed = m.subtree(id, (o) => o.stage === "alive").filter((x) => m.get(x).stage === "alive");
+      const doomed = m
+        .subtree(id, (o) => o.stage === "alive")
+        .filter((x) => m.get(x).stage === "alive");
       if (doomed.some((x) => m.get(x).system)) return "system-object-protected";
       for (const x of doomed) Object.assign(m.get(x), { stage: "deleted", deleteRoot: id });
       return "ok";
@@ -179,10 +213,12 @@ function expectOutcome(m: Model, cmd: Command, newId: () => Guid): ErrorCode | "
       if (o.parent === null || m.get(o.parent).stage !== "alive") return "not-restorable";
       if (m.clash(o.parent, o.name, id)) return "name-in-use";
       const root = o.deleteRoot ?? id;
-      const lifted = m.subtree(id, (x) => x.deleteRoot === root).filter((x) => {
-        const r = m.get(x);
-        return r.stage === "deleted" && r.deleteRoot === root;
-      });
+      const lifted = m
+        .subtree(id, (x) => x.deleteRoot === root)
+        .filter((x) => {
+          const r = m.get(x);
+          return r.stage === "deleted" && r.deleteRoot === root;
+        });
       for (const x of lifted) Object.assign(m.get(x), { stage: "alive", deleteRoot: null });
       return "ok";
     }
@@ -210,16 +246,34 @@ function expectOutcome(m: Model, cmd: Command, newId: () => Guid): ErrorCode | "
   }
 }
 
-function run(node: DirectoryNode, cmd: Command, m: Model, nowMs: number): { code: ErrorCode | "ok"; id: Guid | null } {
+function run(
+  node: DirectoryNode,
+  cmd: Command,
+  m: Model,
+  nowMs: number,
+): { code: ErrorCode | "ok"; id: Guid | null } {
   switch (cmd.op) {
     case "create": {
-      const r = node.create({ parent: m.target(cmd), name: names[cmd.name], className: cmd.user ? "user" : "organizationalUnit" }, nowMs);
+      const r = node.create(
+        {
+          parent: m.target(cmd),
+          name: names[cmd.name],
+          className: cmd.user ? "user" : "organizationalUnit",
+        },
+        nowMs,
+      );
       return { code: outcome(r), id: r.ok ? r.value.id : null };
     }
     case "rename":
-      return { code: outcome(node.move(m.target(cmd), { name: names[cmd.name] }, nowMs)), id: null };
+      return {
+        code: outcome(node.move(m.target(cmd), { name: names[cmd.name] }, nowMs)),
+        id: null,
+      };
     case "move":
-      return { code: outcome(node.move(m.target(cmd), { parent: m.moveParent(cmd) }, nowMs)), id: null };
+      return {
+        code: outcome(node.move(m.target(cmd), { parent: m.moveParent(cmd) }, nowMs)),
+        id: null,
+      };
     case "delete":
       return { code: outcome(node.delete(m.target(cmd), nowMs)), id: null };
     case "restore":
@@ -228,7 +282,14 @@ function run(node: DirectoryNode, cmd: Command, m: Model, nowMs: number): { code
       return { code: outcome(node.shred(m.target(cmd), nowMs)), id: null };
     case "describe":
       return {
-        code: outcome(node.putAttribute(m.target(cmd), "description", cmd.values.map((i) => valuePool[i]!), nowMs)),
+        code: outcome(
+          node.putAttribute(
+            m.target(cmd),
+            "description",
+            cmd.values.map((i) => valuePool[i]!),
+            nowMs,
+          ),
+        ),
         id: null,
       };
   }
@@ -243,7 +304,12 @@ function compare(node: DirectoryNode, m: Model, hidden: ReadonlySet<Guid>, nowMs
   for (const id of m.order) {
     const o = m.get(id);
     const p = unwrap(node.object(id, nowMs));
-    expect({ id, stage: p.stage, parent: p.parent, name: p.name }).toEqual({ id, stage: o.stage, parent: o.parent, name: o.name });
+    expect({ id, stage: p.stage, parent: p.parent, name: p.name }).toEqual({
+      id,
+      stage: o.stage,
+      parent: o.parent,
+      name: o.name,
+    });
     expect(valuesOf(p, "description").sort()).toEqual([...o.values].sort());
     if (o.stage !== "alive") continue;
     if (o.parent !== null) expect(m.get(o.parent).stage).toBe("alive");
@@ -256,7 +322,11 @@ function compare(node: DirectoryNode, m: Model, hidden: ReadonlySet<Guid>, nowMs
     expect(kids.every((k) => !k.conflicted && !k.orphaned && !k.cycleBroken)).toBe(true);
   }
   const tombstones = m.order.filter((id) => m.get(id).stage !== "alive").sort();
-  expect(unwrap(node.morgue(nowMs)).map((r) => r.id).sort()).toEqual(tombstones);
+  expect(
+    unwrap(node.morgue(nowMs))
+      .map((r) => r.id)
+      .sort(),
+  ).toEqual(tombstones);
 }
 
 function usnSnapshot(node: DirectoryNode, ids: readonly Guid[]): Map<Guid, number> {
@@ -266,43 +336,66 @@ function usnSnapshot(node: DirectoryNode, ids: readonly Guid[]): Map<Guid, numbe
 describe("one node against a simple model", () => {
   it("agrees on every outcome and every observable after every command", () => {
     fc.assert(
-      fc.property(fc.array(commandArb, { minLength: 1, maxLength: 60, size: "max" }), (commands) => {
-        const d = freshDomain(5);
-        const m = new Model(d.root);
-        const base = { deleteRoot: null, values: [] as string[] };
-        m.add(d.root, { ...base, parent: null, name: unwrap(d.node.root(t0Ms)).name, stage: "alive", system: true });
-        m.add(d.lostAndFound, { ...base, parent: d.root, name: "LostAndFound", stage: "alive", system: true });
-        m.add(d.domainControllers, { ...base, parent: d.root, name: "Domain Controllers", stage: "alive", system: false });
-        const hidden = new Set([d.configuration]);
-        let nowMs = t0Ms;
-        for (const cmd of commands) {
-          nowMs += secondMs;
-          const before = usnSnapshot(d.node, m.order);
-          const maxBefore = Math.max(...[...d.node.dir.store.all()].map((r) => r.usnChanged));
-          const usnBefore = d.node.dir.usn;
-          let created: Guid | null = null;
-          const actual = run(d.node, cmd, m, nowMs);
-          const expected = expectOutcome(m, cmd, () => {
-            created = actual.id;
-            if (created === null) throw new Error("model created an object the node did not");
-            return created;
+      fc.property(
+        fc.array(commandArb, { minLength: 1, maxLength: 60, size: "max" }),
+        (commands) => {
+          const d = freshDomain(5);
+          const m = new Model(d.root);
+          const base = { deleteRoot: null, values: [] as string[] };
+          m.add(d.root, {
+            ...base,
+            parent: null,
+            name: unwrap(d.node.root(t0Ms)).name,
+            stage: "alive",
+            system: true,
           });
-          expect({ cmd, code: actual.code }).toEqual({ cmd, code: expected });
-          compare(d.node, m, hidden, nowMs);
-          const after = usnSnapshot(d.node, m.order);
-          for (const [id, usn] of after) {
-            const old = before.get(id);
-            if (old === undefined) expect(usn).toBeGreaterThan(maxBefore);
-            else if (usn !== old) expect(usn).toBeGreaterThan(maxBefore);
+          m.add(d.lostAndFound, {
+            ...base,
+            parent: d.root,
+            name: "LostAndFound",
+            stage: "alive",
+            system: true,
+          });
+          m.add(d.domainControllers, {
+            ...base,
+            parent: d.root,
+            name: "Domain Controllers",
+            stage: "alive",
+            system: false,
+          });
+          const hidden = new Set([d.configuration]);
+          let nowMs = t0Ms;
+          for (const cmd of commands) {
+            nowMs += secondMs;
+            const before = usnSnapshot(d.node, m.order);
+            const maxBefore = Math.max(...[...d.node.dir.store.all()].map((r) => r.usnChanged));
+            const usnBefore = d.node.dir.usn;
+            let created: Guid | null = null;
+            const actual = run(d.node, cmd, m, nowMs);
+            const expected = expectOutcome(m, cmd, () => {
+              created = actual.id;
+              if (created === null) throw new Error("model created an object the node did not");
+              return created;
+            });
+            expect({ cmd, code: actual.code }).toEqual({ cmd, code: expected });
+            compare(d.node, m, hidden, nowMs);
+            const after = usnSnapshot(d.node, m.order);
+            for (const [id, usn] of after) {
+              const old = before.get(id);
+              if (old === undefined) expect(usn).toBeGreaterThan(maxBefore);
+              else if (usn !== old) expect(usn).toBeGreaterThan(maxBefore);
+            }
+            if (actual.code !== "ok") {
+              expect(d.node.dir.usn).toBe(usnBefore);
+              expect(after).toEqual(before);
+            }
+            const written = [...after]
+              .filter(([id, usn]) => before.get(id) !== usn)
+              .map(([, usn]) => usn);
+            expect(new Set(written).size).toBe(written.length);
           }
-          if (actual.code !== "ok") {
-            expect(d.node.dir.usn).toBe(usnBefore);
-            expect(after).toEqual(before);
-          }
-          const written = [...after].filter(([id, usn]) => before.get(id) !== usn).map(([, usn]) => usn);
-          expect(new Set(written).size).toBe(written.length);
-        }
-      }),
+        },
+      ),
       { numRuns: 100 },
     );
   });

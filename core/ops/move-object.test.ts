@@ -20,7 +20,12 @@ function setup() {
   return { ...d, a, b, c, other };
 }
 
-function expectRefused(s: ReturnType<typeof setup>, id: Guid, req: { name?: unknown; parent?: unknown }, code: string): void {
+function expectRefused(
+  s: ReturnType<typeof setup>,
+  id: Guid,
+  req: { name?: unknown; parent?: unknown },
+  code: string,
+): void {
   const usn = s.node.dir.usn;
   expect(outcome(s.node.move(id, req, t0Ms + secondMs))).toBe(code);
   expect(s.node.dir.usn).toBe(usn);

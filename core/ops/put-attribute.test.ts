@@ -28,13 +28,20 @@ function setup() {
   const alice = make(d.node, people, "alice", "user");
   const group = make(d.node, d.root, "staff", "group");
   const host = make(d.node, d.domainControllers, "dc1", "computer");
-  const facet = (name: string): Guid => unwrap(d.node.resolvePath(`/Configuration/Schema/${name}`, t0Ms)).id;
+  const facet = (name: string): Guid =>
+    unwrap(d.node.resolvePath(`/Configuration/Schema/${name}`, t0Ms)).id;
   d.node.ready();
   return { ...d, people, alice, group, host, facet };
 }
 
 /** Asserts a refused put with `code` that wrote nothing. */
-function expectRefused(node: DirectoryNode, id: Guid, name: string, values: readonly unknown[], code: string): void {
+function expectRefused(
+  node: DirectoryNode,
+  id: Guid,
+  name: string,
+  values: readonly unknown[],
+  code: string,
+): void {
   const usn = node.dir.usn;
   const before = JSON.stringify(unwrap(node.object(id, t0Ms)));
   expect(outcome(node.putAttribute(id, name, values, t0Ms + secondMs))).toBe(code);
@@ -70,7 +77,13 @@ describe("attribute names", () => {
     const s = setup();
     expectRefused(s.node, s.people, "sid", ["S-1-5-21"], "attribute-not-permitted");
     expectRefused(s.node, s.alice, "member", [s.group], "attribute-not-permitted");
-    expectRefused(s.node, s.configuration, "networkAddress", ["host.example.test"], "attribute-not-permitted");
+    expectRefused(
+      s.node,
+      s.configuration,
+      "networkAddress",
+      ["host.example.test"],
+      "attribute-not-permitted",
+    );
   });
 
   it("unknown-attribute takes precedence over a bad value", () => {
@@ -99,7 +112,9 @@ describe("syntax-violation", () => {
     for (const bad of ["abc", "1.5", "01", "+1", "", "99999999999999999999"]) {
       expectRefused(s.node, s.configuration, "timeUntilShred", [bad], "syntax-violation");
     }
-    expect(outcome(s.node.putAttribute(s.configuration, "timeUntilShred", ["-1"], t0Ms))).toBe("ok");
+    expect(outcome(s.node.putAttribute(s.configuration, "timeUntilShred", ["-1"], t0Ms))).toBe(
+      "ok",
+    );
   });
 
   it("boolean: singleValued on an object that attached attributeSchema", () => {
@@ -118,16 +133,37 @@ describe("syntax-violation", () => {
   it("timestamp: the expiry meta of member", () => {
     const s = setup();
     for (const bad of ["yesterday", "2030-13-01T00:00:00Z", "2030-01-01", "2030-01-01T00:00:00"]) {
-      expectRefused(s.node, s.group, "member", [{ value: s.alice, meta: { expiry: [bad] } }], "syntax-violation");
+      expectRefused(
+        s.node,
+        s.group,
+        "member",
+        [{ value: s.alice, meta: { expiry: [bad] } }],
+        "syntax-violation",
+      );
     }
-    const ok = unwrap(s.node.putAttribute(s.group, "member", [{ value: s.alice, meta: { expiry: ["2030-01-01T00:00:00Z"] } }], t0Ms));
-    expect(attribute(ok, "member")?.values[0]?.meta).toEqual({ expiry: ["2030-01-01T00:00:00.000Z"] });
+    const ok = unwrap(
+      s.node.putAttribute(
+        s.group,
+        "member",
+        [{ value: s.alice, meta: { expiry: ["2030-01-01T00:00:00Z"] } }],
+        t0Ms,
+      ),
+    );
+    expect(attribute(ok, "member")?.values[0]?.meta).toEqual({
+      expiry: ["2030-01-01T00:00:00.000Z"],
+    });
   });
 
   it("reference: a non-GUID, a dangling GUID and a tombstone are refused", () => {
     const s = setup();
     expectRefused(s.node, s.group, "member", ["alice"], "syntax-violation");
-    expectRefused(s.node, s.group, "member", ["00000000-0000-4000-8000-00000000abcd"], "syntax-violation");
+    expectRefused(
+      s.node,
+      s.group,
+      "member",
+      ["00000000-0000-4000-8000-00000000abcd"],
+      "syntax-violation",
+    );
     const gone = make(s.node, s.people, "gone", "user");
     unwrap(s.node.delete(gone, t0Ms));
     s.node.ready();
@@ -142,17 +178,39 @@ describe("syntax-violation", () => {
 
   it("endpoint: networkAddress", () => {
     const s = setup();
-    for (const bad of ["http://dc1.example.test", "dc1 .example.test", "dc1.example.test:0", "dc1.example.test:65536", "[fe80::1%eth0]", "fe80::1", "256.1.1.1", "dc1.example.test."]) {
+    for (const bad of [
+      "http://dc1.example.test",
+      "dc1 .example.test",
+      "dc1.example.test:0",
+      "dc1.example.test:65536",
+      "[fe80::1%eth0]",
+      "fe80::1",
+      "256.1.1.1",
+      "dc1.example.test.",
+    ]) {
       expectRefused(s.node, s.host, "networkAddress", [bad], "syntax-violation");
     }
-    const ok = unwrap(s.node.putAttribute(s.host, "networkAddress", ["dc1.example.test", "10.0.0.1:7000", "[::1]"], t0Ms));
+    const ok = unwrap(
+      s.node.putAttribute(
+        s.host,
+        "networkAddress",
+        ["dc1.example.test", "10.0.0.1:7000", "[::1]"],
+        t0Ms,
+      ),
+    );
     expect(valuesOf(ok, "networkAddress").length).toBe(3);
   });
 
   it("publicKey: machineKey", () => {
     const s = setup();
     const hex = "0123456789abcdef".repeat(4);
-    for (const bad of [`x25519:${hex.toUpperCase()}`, `ed25519:${hex}`, `x25519:${hex.slice(2)}`, hex, `x25519:${hex}00`]) {
+    for (const bad of [
+      `x25519:${hex.toUpperCase()}`,
+      `ed25519:${hex}`,
+      `x25519:${hex.slice(2)}`,
+      hex,
+      `x25519:${hex}00`,
+    ]) {
       expectRefused(s.node, s.host, "machineKey", [bad], "syntax-violation");
     }
     expect(outcome(s.node.putAttribute(s.host, "machineKey", [`x25519:${hex}`], t0Ms))).toBe("ok");
@@ -168,15 +226,40 @@ describe("syntax-violation", () => {
 describe("illegal-meta-key", () => {
   it("refuses a meta key outside the attribute's legalMeta", () => {
     const s = setup();
-    expectRefused(s.node, s.group, "member", [{ value: s.alice, meta: { colour: ["red"] } }], "illegal-meta-key");
+    expectRefused(
+      s.node,
+      s.group,
+      "member",
+      [{ value: s.alice, meta: { colour: ["red"] } }],
+      "illegal-meta-key",
+    );
     // `required` is a real attribute, legal as meta on `attributes` only.
-    expectRefused(s.node, s.group, "member", [{ value: s.alice, meta: { required: ["true"] } }], "illegal-meta-key");
-    expectRefused(s.node, s.alice, "description", [{ value: "x", meta: { expiry: ["2030-01-01T00:00:00Z"] } }], "illegal-meta-key");
+    expectRefused(
+      s.node,
+      s.group,
+      "member",
+      [{ value: s.alice, meta: { required: ["true"] } }],
+      "illegal-meta-key",
+    );
+    expectRefused(
+      s.node,
+      s.alice,
+      "description",
+      [{ value: "x", meta: { expiry: ["2030-01-01T00:00:00Z"] } }],
+      "illegal-meta-key",
+    );
   });
 
   it("meta keys are caseless attribute names, stored canonically", () => {
     const s = setup();
-    const ok = unwrap(s.node.putAttribute(s.group, "member", [{ value: s.alice, meta: { EXPIRY: ["2030-01-01T00:00:00Z"] } }], t0Ms));
+    const ok = unwrap(
+      s.node.putAttribute(
+        s.group,
+        "member",
+        [{ value: s.alice, meta: { EXPIRY: ["2030-01-01T00:00:00Z"] } }],
+        t0Ms,
+      ),
+    );
     expect(Object.keys(attribute(ok, "member")?.values[0]?.meta ?? {})).toEqual(["expiry"]);
   });
 });
@@ -184,15 +267,34 @@ describe("illegal-meta-key", () => {
 describe("duplicate-value", () => {
   it("caseless attributes: values differing in case or composition are duplicates", () => {
     const s = setup();
-    expectRefused(s.node, s.alice, "email", ["Alice@Example.test", "alice@example.TEST"], "duplicate-value");
+    expectRefused(
+      s.node,
+      s.alice,
+      "email",
+      ["Alice@Example.test", "alice@example.TEST"],
+      "duplicate-value",
+    );
     expectRefused(s.node, s.alice, "description", ["Straße", "STRASSE"], "duplicate-value");
     expectRefused(s.node, s.alice, "description", ["caf\u00e9", "cafe\u0301"], "duplicate-value");
   });
 
   it("endpoints compare caselessly as opaque strings: explicit default port is distinct", () => {
     const s = setup();
-    expectRefused(s.node, s.host, "networkAddress", ["DC1.example.test", "dc1.EXAMPLE.test"], "duplicate-value");
-    const ok = unwrap(s.node.putAttribute(s.host, "networkAddress", ["dc1.example.test", "dc1.example.test:5390"], t0Ms));
+    expectRefused(
+      s.node,
+      s.host,
+      "networkAddress",
+      ["DC1.example.test", "dc1.EXAMPLE.test"],
+      "duplicate-value",
+    );
+    const ok = unwrap(
+      s.node.putAttribute(
+        s.host,
+        "networkAddress",
+        ["dc1.example.test", "dc1.example.test:5390"],
+        t0Ms,
+      ),
+    );
     expect(valuesOf(ok, "networkAddress")).toHaveLength(2);
   });
 
@@ -208,7 +310,9 @@ describe("attachedFacets", () => {
   it("attaches a facet to an instance: its attributes become writable", () => {
     const s = setup();
     expectRefused(s.node, s.people, "givenName", ["P"], "attribute-not-permitted");
-    const attached = unwrap(s.node.putAttribute(s.people, "attachedFacets", [s.facet("person")], t0Ms));
+    const attached = unwrap(
+      s.node.putAttribute(s.people, "attachedFacets", [s.facet("person")], t0Ms),
+    );
     expect(attached.facets).toEqual(["described", "person"]);
     const filled = unwrap(s.node.putAttribute(s.people, "givenName", ["P"], t0Ms));
     expect(valuesOf(filled, "givenName")).toEqual(["P"]);
@@ -229,18 +333,33 @@ describe("attachedFacets", () => {
 
   it("a dangling attachedFacets value is a reference syntax violation", () => {
     const s = setup();
-    expectRefused(s.node, s.people, "attachedFacets", ["00000000-0000-4000-8000-000000000001"], "syntax-violation");
+    expectRefused(
+      s.node,
+      s.people,
+      "attachedFacets",
+      ["00000000-0000-4000-8000-000000000001"],
+      "syntax-violation",
+    );
   });
 
   it("detaching a facet whose attributes hold values gives facet-has-values", () => {
     const s = setup();
-    unwrap(s.node.putAttribute(s.people, "attachedFacets", [s.facet("person"), s.facet("machine")], t0Ms));
+    unwrap(
+      s.node.putAttribute(
+        s.people,
+        "attachedFacets",
+        [s.facet("person"), s.facet("machine")],
+        t0Ms,
+      ),
+    );
     unwrap(s.node.putAttribute(s.people, "givenName", ["P"], t0Ms));
     s.node.ready();
     expectRefused(s.node, s.people, "attachedFacets", [s.facet("machine")], "facet-has-values");
     expectRefused(s.node, s.people, "attachedFacets", [], "facet-has-values");
     // Detaching the empty facet is fine; emptying the attribute first makes the detach legal.
-    expect(outcome(s.node.putAttribute(s.people, "attachedFacets", [s.facet("person")], t0Ms))).toBe("ok");
+    expect(
+      outcome(s.node.putAttribute(s.people, "attachedFacets", [s.facet("person")], t0Ms)),
+    ).toBe("ok");
     unwrap(s.node.putAttribute(s.people, "givenName", [], t0Ms));
     const bare = unwrap(s.node.putAttribute(s.people, "attachedFacets", [], t0Ms));
     expect(bare.facets).toEqual(["described"]);
@@ -266,8 +385,20 @@ describe("system objects", () => {
 
   it("schema definitions are add/delete only: schema-definition-immutable", () => {
     const s = setup();
-    expectRefused(s.node, s.facet("person"), "description", ["people"], "schema-definition-immutable");
-    expectRefused(s.node, s.facet("surname"), "aliases", ["sn", "lastName"], "schema-definition-immutable");
+    expectRefused(
+      s.node,
+      s.facet("person"),
+      "description",
+      ["people"],
+      "schema-definition-immutable",
+    );
+    expectRefused(
+      s.node,
+      s.facet("surname"),
+      "aliases",
+      ["sn", "lastName"],
+      "schema-definition-immutable",
+    );
   });
 });
 
@@ -277,7 +408,9 @@ describe("stamps, residue and usnChanged", () => {
     const first = unwrap(s.node.putAttribute(s.alice, "email", ["b@x.test", "a@x.test"], t0Ms));
     s.node.ready();
     const usn = s.node.dir.usn;
-    const again = unwrap(s.node.putAttribute(s.alice, "email", ["a@x.test", "b@x.test"], t0Ms + 60 * secondMs));
+    const again = unwrap(
+      s.node.putAttribute(s.alice, "email", ["a@x.test", "b@x.test"], t0Ms + 60 * secondMs),
+    );
     expect(again.usnChanged).toBe(first.usnChanged);
     expect(attribute(again, "email")).toEqual(attribute(first, "email"));
     expect(s.node.dir.usn).toBe(usn);
@@ -289,15 +422,21 @@ describe("stamps, residue and usnChanged", () => {
     const s = setup();
     const first = unwrap(s.node.putAttribute(s.alice, "email", ["a@x.test"], t0Ms));
     const kept = attribute(first, "email")?.values[0]?.stamp;
-    const second = unwrap(s.node.putAttribute(s.alice, "email", ["a@x.test", "c@x.test"], t0Ms + secondMs));
-    expect(attribute(second, "email")?.values.find((v) => v.value === "a@x.test")?.stamp).toEqual(kept);
+    const second = unwrap(
+      s.node.putAttribute(s.alice, "email", ["a@x.test", "c@x.test"], t0Ms + secondMs),
+    );
+    expect(attribute(second, "email")?.values.find((v) => v.value === "a@x.test")?.stamp).toEqual(
+      kept,
+    );
     expect(second.usnChanged).toBeGreaterThan(first.usnChanged);
   });
 
   it("a removed value leaves absence residue with a higher version; its value is gone", () => {
     const s = setup();
     const first = unwrap(s.node.putAttribute(s.alice, "email", ["a@x.test", "Gone@X.test"], t0Ms));
-    const goneStamp = attribute(first, "email")?.values.find((v) => v.value === "Gone@X.test")?.stamp;
+    const goneStamp = attribute(first, "email")?.values.find(
+      (v) => v.value === "Gone@X.test",
+    )?.stamp;
     const second = unwrap(s.node.putAttribute(s.alice, "email", ["a@x.test"], t0Ms + secondMs));
     const email = attribute(second, "email");
     expect(email?.values.map((v) => v.value)).toEqual(["a@x.test"]);
@@ -312,7 +451,10 @@ describe("stamps, residue and usnChanged", () => {
     unwrap(s.node.putAttribute(s.alice, "email", ["a@x.test", "b@x.test"], t0Ms));
     const cleared = unwrap(s.node.putAttribute(s.alice, "email", [], t0Ms + secondMs));
     expect(attribute(cleared, "email")?.values).toEqual([]);
-    expect(attribute(cleared, "email")?.absent?.map((a) => a.key)).toEqual(["a@x.test", "b@x.test"]);
+    expect(attribute(cleared, "email")?.absent?.map((a) => a.key)).toEqual([
+      "a@x.test",
+      "b@x.test",
+    ]);
   });
 
   it("a single-valued removal leaves residue with key null", () => {
@@ -355,7 +497,14 @@ describe("stamps, residue and usnChanged", () => {
   it("changing only the meta of a value restamps it", () => {
     const s = setup();
     const a = unwrap(s.node.putAttribute(s.group, "member", [s.alice], t0Ms));
-    const b = unwrap(s.node.putAttribute(s.group, "member", [{ value: s.alice, meta: { expiry: ["2030-01-01T00:00:00Z"] } }], t0Ms));
+    const b = unwrap(
+      s.node.putAttribute(
+        s.group,
+        "member",
+        [{ value: s.alice, meta: { expiry: ["2030-01-01T00:00:00Z"] } }],
+        t0Ms,
+      ),
+    );
     expect(attribute(b, "member")?.values[0]?.stamp.version).toBe(2);
     expect(b.usnChanged).toBeGreaterThan(a.usnChanged);
   });
@@ -384,9 +533,11 @@ describe("the target gate", () => {
 
   it("an unknown object gives no-such-object", () => {
     const s = setup();
-    expect(outcome(s.node.putAttribute("00000000-0000-4000-8000-000000000009", "description", ["x"], t0Ms))).toBe(
-      "no-such-object",
-    );
+    expect(
+      outcome(
+        s.node.putAttribute("00000000-0000-4000-8000-000000000009", "description", ["x"], t0Ms),
+      ),
+    ).toBe("no-such-object");
   });
 });
 
@@ -399,7 +550,10 @@ describe("stored attachedFacets values the schema does not know (yet)", () => {
     const usn = dir.allocateUsn();
     const stamp = dir.stamp(null, t0Ms, usn);
     const attrs = new Map(record.attrs);
-    attrs.set("attachedFacets", new Map([[facetId, { key: facetId, present: true, value: facetId, meta: null, stamp }]]));
+    attrs.set(
+      "attachedFacets",
+      new Map([[facetId, { key: facetId, present: true, value: facetId, meta: null, stamp }]]),
+    );
     dir.write({ ...record, attrs, usnChanged: usn });
     s.node.ready();
     return facetId;
@@ -411,13 +565,17 @@ describe("stored attachedFacets values the schema does not know (yet)", () => {
     expect(unwrap(s.node.object(s.people, t0Ms)).facets).toEqual(["described"]);
     const written = unwrap(s.node.putAttribute(s.people, "description", ["still writable"], t0Ms));
     expect(valuesOf(written, "description")).toEqual(["still writable"]);
-    expect(outcome(s.node.putAttribute(s.people, "givenName", ["P"], t0Ms))).toBe("attribute-not-permitted");
+    expect(outcome(s.node.putAttribute(s.people, "givenName", ["P"], t0Ms))).toBe(
+      "attribute-not-permitted",
+    );
   });
 
   it("can be cleared by rewriting attachedFacets", () => {
     const s = setup();
     attachUnknownFacet(s, s.people);
-    const cleared = unwrap(s.node.putAttribute(s.people, "attachedFacets", [s.facet("person")], t0Ms));
+    const cleared = unwrap(
+      s.node.putAttribute(s.people, "attachedFacets", [s.facet("person")], t0Ms),
+    );
     expect(valuesOf(cleared, "attachedFacets")).toEqual([s.facet("person")]);
   });
 });

@@ -104,7 +104,12 @@ describe("a namespaced schema round trip", () => {
     const s = setup();
     const bob = unwrap(
       s.node.create(
-        { parent: s.root, name: "bob", className: "COM.EXAMPLE-Employee", attributes: { "Com.Example-BADGE": ["B-1"] } },
+        {
+          parent: s.root,
+          name: "bob",
+          className: "COM.EXAMPLE-Employee",
+          attributes: { "Com.Example-BADGE": ["B-1"] },
+        },
         t0Ms,
       ),
     );
@@ -122,15 +127,24 @@ describe("a namespaced schema round trip", () => {
   it("a namespaced attribute is outside other classes' surfaces until a facet brings it", () => {
     const s = setup();
     const ou = make(s.node, s.root, "ou");
-    expect(outcome(s.node.putAttribute(ou, "com.example-badge", ["x"], t0Ms))).toBe("attribute-not-permitted");
+    expect(outcome(s.node.putAttribute(ou, "com.example-badge", ["x"], t0Ms))).toBe(
+      "attribute-not-permitted",
+    );
     unwrap(s.node.putAttribute(ou, "attachedFacets", [s.badged], t0Ms));
-    expect(valuesOf(unwrap(s.node.putAttribute(ou, "com.example-badge", ["x"], t0Ms)), "com.example-badge")).toEqual(["x"]);
+    expect(
+      valuesOf(
+        unwrap(s.node.putAttribute(ou, "com.example-badge", ["x"], t0Ms)),
+        "com.example-badge",
+      ),
+    ).toEqual(["x"]);
   });
 
   it("an extension adds its facets to every instance of the target class", () => {
     const s = setup();
     const alice = make(s.node, s.root, "alice", "user");
-    expect(outcome(s.node.putAttribute(alice, "com.example-badge", ["A"], t0Ms))).toBe("attribute-not-permitted");
+    expect(outcome(s.node.putAttribute(alice, "com.example-badge", ["A"], t0Ms))).toBe(
+      "attribute-not-permitted",
+    );
     make(s.node, s.ns, "userBadge", "classExtension", t0Ms, {
       ...born,
       targetClass: [baseDef(s.node, "user")],
@@ -138,61 +152,116 @@ describe("a namespaced schema round trip", () => {
     });
     expect(unwrap(s.node.object(alice, t0Ms)).facets).toContain("com.example-badged");
     expect(outcome(s.node.putAttribute(alice, "com.example-badge", ["A"], t0Ms))).toBe("ok");
-    expect(unwrap(s.node.schema()).extensions.map((e) => [e.name, e.targetClass, e.facets])).toEqual([
-      ["com.example-userBadge", "user", ["com.example-badged"]],
-    ]);
+    expect(
+      unwrap(s.node.schema()).extensions.map((e) => [e.name, e.targetClass, e.facets]),
+    ).toEqual([["com.example-userBadge", "user", ["com.example-badged"]]]);
   });
 
   it("matching rules of a namespaced multi-valued attribute decide duplicates", () => {
     const s = setup();
-    const exact = unwrap(attributeDef(s.node, s.ns, "tagExact", { single: false, matching: "exact" })).id;
-    const caseless = unwrap(attributeDef(s.node, s.ns, "tagCaseless", { single: false, matching: "caseless" })).id;
-    const tags = make(s.node, s.ns, "tagged", "facetDefinition", t0Ms, { ...born, attributes: [exact, caseless] });
+    const exact = unwrap(
+      attributeDef(s.node, s.ns, "tagExact", { single: false, matching: "exact" }),
+    ).id;
+    const caseless = unwrap(
+      attributeDef(s.node, s.ns, "tagCaseless", { single: false, matching: "caseless" }),
+    ).id;
+    const tags = make(s.node, s.ns, "tagged", "facetDefinition", t0Ms, {
+      ...born,
+      attributes: [exact, caseless],
+    });
     const ou = make(s.node, s.root, "tags", "organizationalUnit", t0Ms, { attachedFacets: [tags] });
-    expect(valuesOf(unwrap(s.node.putAttribute(ou, "com.example-tagExact", ["a", "A"], t0Ms)), "com.example-tagExact")).toEqual(["A", "a"]);
-    expect(outcome(s.node.putAttribute(ou, "com.example-tagExact", ["a", "a"], t0Ms))).toBe("duplicate-value");
-    expect(outcome(s.node.putAttribute(ou, "com.example-tagCaseless", ["a", "A"], t0Ms))).toBe("duplicate-value");
+    expect(
+      valuesOf(
+        unwrap(s.node.putAttribute(ou, "com.example-tagExact", ["a", "A"], t0Ms)),
+        "com.example-tagExact",
+      ),
+    ).toEqual(["A", "a"]);
+    expect(outcome(s.node.putAttribute(ou, "com.example-tagExact", ["a", "a"], t0Ms))).toBe(
+      "duplicate-value",
+    );
+    expect(outcome(s.node.putAttribute(ou, "com.example-tagCaseless", ["a", "A"], t0Ms))).toBe(
+      "duplicate-value",
+    );
   });
 
   it("namespaced syntaxes validate values (integer, boolean, timestamp)", () => {
     const s = setup();
-    const ids = ["integer", "boolean", "timestamp"].map((syntax) =>
-      unwrap(attributeDef(s.node, s.ns, `${syntax}Field`, { syntax })).id,
+    const ids = ["integer", "boolean", "timestamp"].map(
+      (syntax) => unwrap(attributeDef(s.node, s.ns, `${syntax}Field`, { syntax })).id,
     );
-    const facet = make(s.node, s.ns, "typed", "facetDefinition", t0Ms, { ...born, attributes: ids });
-    const ou = make(s.node, s.root, "typed", "organizationalUnit", t0Ms, { attachedFacets: [facet] });
-    expect(outcome(s.node.putAttribute(ou, "com.example-integerField", ["12x"], t0Ms))).toBe("syntax-violation");
-    expect(outcome(s.node.putAttribute(ou, "com.example-booleanField", ["yes"], t0Ms))).toBe("syntax-violation");
-    expect(outcome(s.node.putAttribute(ou, "com.example-timestampField", ["noon"], t0Ms))).toBe("syntax-violation");
-    const good = unwrap(s.node.putAttribute(ou, "com.example-timestampField", ["2025-02-03T04:05:06Z"], t0Ms));
+    const facet = make(s.node, s.ns, "typed", "facetDefinition", t0Ms, {
+      ...born,
+      attributes: ids,
+    });
+    const ou = make(s.node, s.root, "typed", "organizationalUnit", t0Ms, {
+      attachedFacets: [facet],
+    });
+    expect(outcome(s.node.putAttribute(ou, "com.example-integerField", ["12x"], t0Ms))).toBe(
+      "syntax-violation",
+    );
+    expect(outcome(s.node.putAttribute(ou, "com.example-booleanField", ["yes"], t0Ms))).toBe(
+      "syntax-violation",
+    );
+    expect(outcome(s.node.putAttribute(ou, "com.example-timestampField", ["noon"], t0Ms))).toBe(
+      "syntax-violation",
+    );
+    const good = unwrap(
+      s.node.putAttribute(ou, "com.example-timestampField", ["2025-02-03T04:05:06Z"], t0Ms),
+    );
     expect(valuesOf(good, "com.example-timestampField")).toEqual(["2025-02-03T04:05:06.000Z"]);
   });
 
   it("a namespaced attribute may serve as meta on another's values", () => {
     const s = setup();
     const since = unwrap(attributeDef(s.node, s.ns, "since", { syntax: "timestamp" })).id;
-    const role = unwrap(attributeDef(s.node, s.ns, "role", { single: false, legalMeta: [since] })).id;
-    const facet = make(s.node, s.ns, "roles", "facetDefinition", t0Ms, { ...born, attributes: [role] });
+    const role = unwrap(
+      attributeDef(s.node, s.ns, "role", { single: false, legalMeta: [since] }),
+    ).id;
+    const facet = make(s.node, s.ns, "roles", "facetDefinition", t0Ms, {
+      ...born,
+      attributes: [role],
+    });
     const ou = make(s.node, s.root, "r", "organizationalUnit", t0Ms, { attachedFacets: [facet] });
     const ok = unwrap(
-      s.node.putAttribute(ou, "com.example-role", [{ value: "admin", meta: { "COM.EXAMPLE-since": ["2025-01-01T00:00:00Z"] } }], t0Ms),
+      s.node.putAttribute(
+        ou,
+        "com.example-role",
+        [{ value: "admin", meta: { "COM.EXAMPLE-since": ["2025-01-01T00:00:00Z"] } }],
+        t0Ms,
+      ),
     );
     expect(ok.attributes.find((a) => a.name === "com.example-role")?.values[0]?.meta).toEqual({
       "com.example-since": ["2025-01-01T00:00:00.000Z"],
     });
-    expect(outcome(s.node.putAttribute(ou, "com.example-role", [{ value: "x", meta: { expiry: ["2025-01-01T00:00:00Z"] } }], t0Ms))).toBe(
-      "illegal-meta-key",
-    );
+    expect(
+      outcome(
+        s.node.putAttribute(
+          ou,
+          "com.example-role",
+          [{ value: "x", meta: { expiry: ["2025-01-01T00:00:00Z"] } }],
+          t0Ms,
+        ),
+      ),
+    ).toBe("illegal-meta-key");
   });
 });
 
 describe("meta values follow the meta attribute's rules", () => {
   it("a multi-valued meta key refuses duplicates under its matching rule", () => {
     const s = setup();
-    const tags = unwrap(attributeDef(s.node, s.ns, "tags", { single: false, matching: "caseless" })).id;
-    const codes = unwrap(attributeDef(s.node, s.ns, "codes", { single: false, matching: "exact" })).id;
-    const role = unwrap(attributeDef(s.node, s.ns, "role", { single: false, legalMeta: [tags, codes] })).id;
-    const facet = make(s.node, s.ns, "roles", "facetDefinition", t0Ms, { ...born, attributes: [role] });
+    const tags = unwrap(
+      attributeDef(s.node, s.ns, "tags", { single: false, matching: "caseless" }),
+    ).id;
+    const codes = unwrap(
+      attributeDef(s.node, s.ns, "codes", { single: false, matching: "exact" }),
+    ).id;
+    const role = unwrap(
+      attributeDef(s.node, s.ns, "role", { single: false, legalMeta: [tags, codes] }),
+    ).id;
+    const facet = make(s.node, s.ns, "roles", "facetDefinition", t0Ms, {
+      ...born,
+      attributes: [role],
+    });
     const ou = make(s.node, s.root, "r", "organizationalUnit", t0Ms, { attachedFacets: [facet] });
     const put = (meta: Record<string, string[]>) =>
       s.node.putAttribute(ou, "com.example-role", [{ value: "admin", meta }], t0Ms);
@@ -209,7 +278,16 @@ describe("meta values follow the meta attribute's rules", () => {
 describe("definition and namespace names (invalid-name)", () => {
   it("definition names: a letter then letters or digits; never x", () => {
     const s = setup();
-    for (const name of ["bad-name", "1abc", "x", "X", "has space", "ünicode", "dot.ted", "under_score"]) {
+    for (const name of [
+      "bad-name",
+      "1abc",
+      "x",
+      "X",
+      "has space",
+      "ünicode",
+      "dot.ted",
+      "under_score",
+    ]) {
       expect(outcome(attributeDef(s.node, s.ns, name)), name).toBe("invalid-name");
     }
     expect(outcome(attributeDef(s.node, s.ns, "a1"))).toBe("ok");
@@ -217,54 +295,89 @@ describe("definition and namespace names (invalid-name)", () => {
 
   it("namespace names: dot-separated segments; gip, dir and x are reserved caselessly", () => {
     const s = setup();
-    for (const name of ["gip", "GIP", "dir", "Dir", "x", "X", "com-example", "1com", "com..example", ".com", "com.", "com.1x"]) {
-      expect(outcome(s.node.create({ parent: s.schema, name, className: "schemaNamespace" }, t0Ms)), name).toBe(
-        "invalid-name",
-      );
+    for (const name of [
+      "gip",
+      "GIP",
+      "dir",
+      "Dir",
+      "x",
+      "X",
+      "com-example",
+      "1com",
+      "com..example",
+      ".com",
+      "com.",
+      "com.1x",
+    ]) {
+      expect(
+        outcome(s.node.create({ parent: s.schema, name, className: "schemaNamespace" }, t0Ms)),
+        name,
+      ).toBe("invalid-name");
     }
     for (const name of ["org.example", "x.example", "gipsy"]) {
-      expect(outcome(s.node.create({ parent: s.schema, name, className: "schemaNamespace" }, t0Ms)), name).toBe("ok");
+      expect(
+        outcome(s.node.create({ parent: s.schema, name, className: "schemaNamespace" }, t0Ms)),
+        name,
+      ).toBe("ok");
     }
   });
 
   it("two definitions of one name in a namespace collide caselessly (name-in-use)", () => {
     const s = setup();
     expect(outcome(attributeDef(s.node, s.ns, "BADGE"))).toBe("name-in-use");
-    expect(outcome(s.node.create({ parent: s.schema, name: "COM.EXAMPLE", className: "schemaNamespace" }, t0Ms))).toBe(
-      "name-in-use",
-    );
+    expect(
+      outcome(
+        s.node.create(
+          { parent: s.schema, name: "COM.EXAMPLE", className: "schemaNamespace" },
+          t0Ms,
+        ),
+      ),
+    ).toBe("name-in-use");
   });
 });
 
 describe("invalid-schema-placement", () => {
-  it("only namespaces directly under /Configuration/Schema (the unprefixed space is reserved)", () => {
+  it("only namespaces directly under /Configuration/Schema (unprefixed space reserved)", () => {
     const s = setup();
     expect(outcome(attributeDef(s.node, s.schema, "loose"))).toBe("invalid-schema-placement");
-    expect(outcome(s.node.create({ parent: s.schema, name: "ou", className: "organizationalUnit" }, t0Ms))).toBe(
-      "invalid-schema-placement",
-    );
+    expect(
+      outcome(
+        s.node.create({ parent: s.schema, name: "ou", className: "organizationalUnit" }, t0Ms),
+      ),
+    ).toBe("invalid-schema-placement");
   });
 
   it("namespaces hold definitions only; definitions have no children", () => {
     const s = setup();
-    expect(outcome(s.node.create({ parent: s.ns, name: "u", className: "user" }, t0Ms))).toBe("invalid-schema-placement");
-    expect(outcome(s.node.create({ parent: s.ns, name: "inner", className: "schemaNamespace" }, t0Ms))).toBe(
+    expect(outcome(s.node.create({ parent: s.ns, name: "u", className: "user" }, t0Ms))).toBe(
       "invalid-schema-placement",
     );
-    expect(outcome(s.node.create({ parent: s.badge, name: "kid", className: "organizationalUnit" }, t0Ms))).toBe(
-      "invalid-schema-placement",
-    );
-    expect(outcome(s.node.create({ parent: baseDef(s.node, "user"), name: "kid", className: "organizationalUnit" }, t0Ms))).toBe(
-      "invalid-schema-placement",
-    );
+    expect(
+      outcome(s.node.create({ parent: s.ns, name: "inner", className: "schemaNamespace" }, t0Ms)),
+    ).toBe("invalid-schema-placement");
+    expect(
+      outcome(
+        s.node.create({ parent: s.badge, name: "kid", className: "organizationalUnit" }, t0Ms),
+      ),
+    ).toBe("invalid-schema-placement");
+    expect(
+      outcome(
+        s.node.create(
+          { parent: baseDef(s.node, "user"), name: "kid", className: "organizationalUnit" },
+          t0Ms,
+        ),
+      ),
+    ).toBe("invalid-schema-placement");
   });
 
   it("definitions outside the schema subtree are refused", () => {
     const s = setup();
     expect(outcome(attributeDef(s.node, s.root, "stray"))).toBe("invalid-schema-placement");
-    expect(outcome(s.node.create({ parent: s.root, name: "com.other", className: "schemaNamespace" }, t0Ms))).toBe(
-      "invalid-schema-placement",
-    );
+    expect(
+      outcome(
+        s.node.create({ parent: s.root, name: "com.other", className: "schemaNamespace" }, t0Ms),
+      ),
+    ).toBe("invalid-schema-placement");
   });
 });
 
@@ -272,21 +385,42 @@ describe("strictly gated originating schema writes (schema-violation)", () => {
   it("an attribute definition missing its syntax", () => {
     const s = setup();
     const r = s.node.create(
-      { parent: s.ns, name: "nosyntax", className: "attributeDefinition", attributes: { ...born, singleValued: ["true"], matching: ["caseless"] } },
+      {
+        parent: s.ns,
+        name: "nosyntax",
+        className: "attributeDefinition",
+        attributes: { ...born, singleValued: ["true"], matching: ["caseless"] },
+      },
       t0Ms,
     );
     expect(outcome(r)).toBe("schema-violation");
     expect(refusalMessage(r)).toMatch(/syntax/);
-    expect(outcome(s.node.resolvePath("/Configuration/Schema/com.example/nosyntax", t0Ms))).toBe("no-such-object");
+    expect(outcome(s.node.resolvePath("/Configuration/Schema/com.example/nosyntax", t0Ms))).toBe(
+      "no-such-object",
+    );
     expect(unwrap(s.node.schema()).quarantined).toEqual([]);
   });
 
   it("an unknown syntax or matching, and a definition missing lifecycle", () => {
     const s = setup();
-    expect(outcome(attributeDef(s.node, s.ns, "weird", { syntax: "colour" }))).toBe("schema-violation");
-    expect(outcome(attributeDef(s.node, s.ns, "weird", { matching: "fuzzy" }))).toBe("schema-violation");
+    expect(outcome(attributeDef(s.node, s.ns, "weird", { syntax: "colour" }))).toBe(
+      "schema-violation",
+    );
+    expect(outcome(attributeDef(s.node, s.ns, "weird", { matching: "fuzzy" }))).toBe(
+      "schema-violation",
+    );
     const r = s.node.create(
-      { parent: s.ns, name: "nolife", className: "attributeDefinition", attributes: { system: ["false"], syntax: ["string"], singleValued: ["true"], matching: ["exact"] } },
+      {
+        parent: s.ns,
+        name: "nolife",
+        className: "attributeDefinition",
+        attributes: {
+          system: ["false"],
+          syntax: ["string"],
+          singleValued: ["true"],
+          matching: ["exact"],
+        },
+      },
       t0Ms,
     );
     expect(outcome(r)).toBe("schema-violation");
@@ -296,7 +430,12 @@ describe("strictly gated originating schema writes (schema-violation)", () => {
   it("a facet naming something that is not an attribute definition", () => {
     const s = setup();
     const r = s.node.create(
-      { parent: s.ns, name: "broken", className: "facetDefinition", attributes: { ...born, attributes: [s.employee] } },
+      {
+        parent: s.ns,
+        name: "broken",
+        className: "facetDefinition",
+        attributes: { ...born, attributes: [s.employee] },
+      },
       t0Ms,
     );
     expect(outcome(r)).toBe("schema-violation");
@@ -306,7 +445,12 @@ describe("strictly gated originating schema writes (schema-violation)", () => {
   it("a facet naming a non-existent attribute is a dangling reference (syntax-violation)", () => {
     const s = setup();
     const r = s.node.create(
-      { parent: s.ns, name: "dangling", className: "facetDefinition", attributes: { ...born, attributes: ["00000000-0000-4000-8000-000000000123"] } },
+      {
+        parent: s.ns,
+        name: "dangling",
+        className: "facetDefinition",
+        attributes: { ...born, attributes: ["00000000-0000-4000-8000-000000000123"] },
+      },
       t0Ms,
     );
     expect(outcome(r)).toBe("syntax-violation");
@@ -315,13 +459,23 @@ describe("strictly gated originating schema writes (schema-violation)", () => {
   it("an instantiable class without dnPrefix; an extension without facets", () => {
     const s = setup();
     const cls = s.node.create(
-      { parent: s.ns, name: "noprefix", className: "classDefinition", attributes: { ...born, facets: [s.badged] } },
+      {
+        parent: s.ns,
+        name: "noprefix",
+        className: "classDefinition",
+        attributes: { ...born, facets: [s.badged] },
+      },
       t0Ms,
     );
     expect(outcome(cls)).toBe("schema-violation");
     expect(refusalMessage(cls)).toMatch(/dnPrefix/);
     const ext = s.node.create(
-      { parent: s.ns, name: "empty", className: "classExtension", attributes: { ...born, targetClass: [s.employee] } },
+      {
+        parent: s.ns,
+        name: "empty",
+        className: "classExtension",
+        attributes: { ...born, targetClass: [s.employee] },
+      },
       t0Ms,
     );
     expect(outcome(ext)).toBe("schema-violation");
@@ -329,31 +483,49 @@ describe("strictly gated originating schema writes (schema-violation)", () => {
 
   it("a non-instantiable namespaced class compiles but cannot be instantiated", () => {
     const s = setup();
-    make(s.node, s.ns, "abstractThing", "classDefinition", t0Ms, { ...born, facets: [s.badged], instantiable: ["false"] });
-    expect(outcome(s.node.create({ parent: s.root, name: "t", className: "com.example-abstractThing" }, t0Ms))).toBe(
-      "class-not-instantiable",
-    );
+    make(s.node, s.ns, "abstractThing", "classDefinition", t0Ms, {
+      ...born,
+      facets: [s.badged],
+      instantiable: ["false"],
+    });
+    expect(
+      outcome(
+        s.node.create({ parent: s.root, name: "t", className: "com.example-abstractThing" }, t0Ms),
+      ),
+    ).toBe("class-not-instantiable");
   });
 });
 
 describe("definitions are add/delete only (schema-definition-immutable)", () => {
   it("renaming or moving a namespaced definition or namespace is refused", () => {
     const s = setup();
-    expect(outcome(s.node.move(s.badge, { name: "badge2" }, t0Ms))).toBe("schema-definition-immutable");
-    expect(outcome(s.node.move(s.ns, { name: "com.other" }, t0Ms))).toBe("schema-definition-immutable");
+    expect(outcome(s.node.move(s.badge, { name: "badge2" }, t0Ms))).toBe(
+      "schema-definition-immutable",
+    );
+    expect(outcome(s.node.move(s.ns, { name: "com.other" }, t0Ms))).toBe(
+      "schema-definition-immutable",
+    );
     const other = make(s.node, s.schema, "org.example", "schemaNamespace");
-    expect(outcome(s.node.move(s.badge, { parent: other }, t0Ms))).toBe("schema-definition-immutable");
+    expect(outcome(s.node.move(s.badge, { parent: other }, t0Ms))).toBe(
+      "schema-definition-immutable",
+    );
   });
 
   it("attribute writes on a definition are refused", () => {
     const s = setup();
-    expect(outcome(s.node.putAttribute(s.badge, "singleValued", ["false"], t0Ms))).toBe("schema-definition-immutable");
-    expect(outcome(s.node.putAttribute(s.employee, "description", ["people"], t0Ms))).toBe("schema-definition-immutable");
+    expect(outcome(s.node.putAttribute(s.badge, "singleValued", ["false"], t0Ms))).toBe(
+      "schema-definition-immutable",
+    );
+    expect(outcome(s.node.putAttribute(s.employee, "description", ["people"], t0Ms))).toBe(
+      "schema-definition-immutable",
+    );
   });
 
   it("base definitions are system objects: renames refused before immutability", () => {
     const s = setup();
-    expect(outcome(s.node.move(baseDef(s.node, "person"), { name: "human" }, t0Ms))).toBe("system-object-protected");
+    expect(outcome(s.node.move(baseDef(s.node, "person"), { name: "human" }, t0Ms))).toBe(
+      "system-object-protected",
+    );
     expect(outcome(s.node.delete(baseDef(s.node, "person"), t0Ms))).toBe("system-object-protected");
   });
 });
@@ -369,7 +541,9 @@ describe("the unused-delete rule (definition-in-use names the blockers)", () => 
 
   it("an attribute holding values on an object cannot be deleted", () => {
     const s = setup();
-    const ou = make(s.node, s.root, "holder", "organizationalUnit", t0Ms, { attachedFacets: [s.badged] });
+    const ou = make(s.node, s.root, "holder", "organizationalUnit", t0Ms, {
+      attachedFacets: [s.badged],
+    });
     unwrap(s.node.putAttribute(ou, "com.example-badge", ["v"], t0Ms));
     const r = s.node.delete(s.badge, t0Ms);
     expect(refusalMessage(r)).toContain("holder");
@@ -384,10 +558,14 @@ describe("the unused-delete rule (definition-in-use names the blockers)", () => 
     expect(refusalMessage(r)).toContain(bob);
     unwrap(s.node.delete(bob, t0Ms));
     expect(outcome(s.node.delete(s.employee, t0Ms))).toBe("ok");
-    expect(unwrap(s.node.schema()).classes.map((c) => c.name)).not.toContain("com.example-employee");
-    expect(outcome(s.node.create({ parent: s.root, name: "b2", className: "com.example-employee" }, t0Ms))).toBe(
-      "unknown-class",
+    expect(unwrap(s.node.schema()).classes.map((c) => c.name)).not.toContain(
+      "com.example-employee",
     );
+    expect(
+      outcome(
+        s.node.create({ parent: s.root, name: "b2", className: "com.example-employee" }, t0Ms),
+      ),
+    ).toBe("unknown-class");
   });
 
   it("a facet attached to an instance cannot be deleted", () => {
@@ -403,10 +581,19 @@ describe("the unused-delete rule (definition-in-use names the blockers)", () => 
     const s = setup();
     unwrap(s.node.delete(s.ns, t0Ms));
     const schema = unwrap(s.node.schema());
-    expect(schema.attributes.map((a) => a.name).filter((n) => n.startsWith("com.example"))).toEqual([]);
+    expect(schema.attributes.map((a) => a.name).filter((n) => n.startsWith("com.example"))).toEqual(
+      [],
+    );
     expect(schema.quarantined).toEqual([]);
     // The namespace name is free again.
-    expect(outcome(s.node.create({ parent: s.schema, name: "com.example", className: "schemaNamespace" }, t0Ms))).toBe("ok");
+    expect(
+      outcome(
+        s.node.create(
+          { parent: s.schema, name: "com.example", className: "schemaNamespace" },
+          t0Ms,
+        ),
+      ),
+    ).toBe("ok");
   });
 
   it("a namespace whose class has instances cannot be deleted", () => {
@@ -440,13 +627,16 @@ describe("facet-has-values on extension delete", () => {
       targetClass: [baseDef(s.node, "user")],
       facets: [s.badged],
     });
-    make(s.node, s.root, "alice", "user", t0Ms, { attachedFacets: [s.badged], "com.example-badge": ["A-1"] });
+    make(s.node, s.root, "alice", "user", t0Ms, {
+      attachedFacets: [s.badged],
+      "com.example-badge": ["A-1"],
+    });
     expect(outcome(s.node.delete(ext, t0Ms))).toBe("ok");
   });
 });
 
 describe("restore is an originating schema write too", () => {
-  it("restoring an extension whose target class is deleted would grow the quarantine: refused", () => {
+  it("restoring an extension whose target class is deleted is refused (quarantine)", () => {
     const s = setup();
     const ext = make(s.node, s.ns, "employeeExtra", "classExtension", t0Ms, {
       ...born,
@@ -463,7 +653,9 @@ describe("restore is an originating schema write too", () => {
     // Once the target is back, the extension restores cleanly.
     unwrap(s.node.restore(s.employee, t0Ms));
     expect(outcome(s.node.restore(ext, t0Ms))).toBe("ok");
-    expect(unwrap(s.node.schema()).extensions.map((e) => e.name)).toEqual(["com.example-employeeExtra"]);
+    expect(unwrap(s.node.schema()).extensions.map((e) => e.name)).toEqual([
+      "com.example-employeeExtra",
+    ]);
   });
 
   it("restoring a facet whose member attribute is gone compiles it minus the dead member", () => {
@@ -479,7 +671,9 @@ describe("restore is an originating schema write too", () => {
   it("a subtree whose class was deleted meanwhile is not restored as alive ghosts", () => {
     const s = setup();
     const team = make(s.node, s.root, "team");
-    const bob = make(s.node, team, "bob", "com.example-employee", t0Ms, { "com.example-badge": ["B1"] });
+    const bob = make(s.node, team, "bob", "com.example-employee", t0Ms, {
+      "com.example-badge": ["B1"],
+    });
     unwrap(s.node.delete(team, t0Ms));
     unwrap(s.node.delete(s.employee, t0Ms)); // its only instance is a tombstone now
     const r = s.node.restore(team, t0Ms);
@@ -496,7 +690,10 @@ describe("restore is an originating schema write too", () => {
   it("a tombstone holding values of a since-deleted attribute is not restorable", () => {
     const s = setup();
     unwrap(s.node.delete(s.employee, t0Ms));
-    const carol = make(s.node, s.root, "carol", "user", t0Ms, { attachedFacets: [s.badged], "com.example-badge": ["C1"] });
+    const carol = make(s.node, s.root, "carol", "user", t0Ms, {
+      attachedFacets: [s.badged],
+      "com.example-badge": ["C1"],
+    });
     unwrap(s.node.delete(carol, t0Ms));
     unwrap(s.node.delete(s.badged, t0Ms));
     unwrap(s.node.delete(s.badge, t0Ms));
@@ -509,12 +706,20 @@ describe("restore is an originating schema write too", () => {
   it("a deleted namespace restores with all its definitions, which compile again", () => {
     const s = setup();
     unwrap(s.node.delete(s.ns, t0Ms));
-    expect(unwrap(s.node.schema()).classes.map((c) => c.name)).not.toContain("com.example-employee");
+    expect(unwrap(s.node.schema()).classes.map((c) => c.name)).not.toContain(
+      "com.example-employee",
+    );
     unwrap(s.node.restore(s.ns, t0Ms));
     const schema = unwrap(s.node.schema());
     expect(schema.classes.map((c) => c.name)).toContain("com.example-employee");
-    expect(schema.facets.find((f) => f.id === s.badged)?.attributes).toEqual([{ name: "com.example-badge", required: false }]);
+    expect(schema.facets.find((f) => f.id === s.badged)?.attributes).toEqual([
+      { name: "com.example-badge", required: false },
+    ]);
     expect(schema.quarantined).toEqual([]);
-    expect(outcome(s.node.create({ parent: s.root, name: "eve", className: "com.example-employee" }, t0Ms))).toBe("ok");
+    expect(
+      outcome(
+        s.node.create({ parent: s.root, name: "eve", className: "com.example-employee" }, t0Ms),
+      ),
+    ).toBe("ok");
   });
 });

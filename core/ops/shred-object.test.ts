@@ -46,7 +46,9 @@ describe("shred erases values subtree-wide", () => {
     const s = setup();
     expect(everything(s.node, [s.team, s.alice]).toLowerCase()).toContain(marker.toLowerCase());
     const alice = unwrap(s.node.object(s.alice, t0Ms));
-    expect(JSON.stringify(alice.attributes.flatMap((a) => a.absent ?? []))).toContain(marker.toLowerCase());
+    expect(JSON.stringify(alice.attributes.flatMap((a) => a.absent ?? []))).toContain(
+      marker.toLowerCase(),
+    );
   });
 
   it("leaves no value, meta or absence key anywhere after shredding an alive subtree", () => {
@@ -70,16 +72,18 @@ describe("shred erases values subtree-wide", () => {
   it("escalates a soft delete: deleted -> shredded, values gone", () => {
     const s = setup();
     unwrap(s.node.delete(s.team, t0Ms));
-    expect(valuesOf(unwrap(s.node.object(s.alice, t0Ms)), "givenName")).toEqual([`${marker}-given`]);
+    expect(valuesOf(unwrap(s.node.object(s.alice, t0Ms)), "givenName")).toEqual([
+      `${marker}-given`,
+    ]);
     s.node.ready();
     unwrap(s.node.shred(s.alice, t0Ms + 1000));
     const persisted = JSON.stringify(s.node.ready()?.batch);
     expect(unwrap(s.node.object(s.alice, t0Ms)).stage).toBe("shredded");
     expect(unwrap(s.node.object(s.team, t0Ms)).stage).toBe("deleted");
     const alicePayload = JSON.stringify(unwrap(s.node.object(s.alice, t0Ms)));
-    expect(`${alicePayload}${persisted}${JSON.stringify(s.node.journal())}`.toLowerCase()).not.toContain(
-      marker.toLowerCase(),
-    );
+    expect(
+      `${alicePayload}${persisted}${JSON.stringify(s.node.journal())}`.toLowerCase(),
+    ).not.toContain(marker.toLowerCase());
   });
 
   it("shredded is absorbing: no restore, no second shred, no writes", () => {
@@ -96,7 +100,11 @@ describe("shred erases values subtree-wide", () => {
     const s = setup();
     unwrap(s.node.shred(s.alice, t0Ms));
     const member = unwrap(s.node.object(s.group, t0Ms)).attributes.find((a) => a.name === "member");
-    expect(member?.values[0]).toMatchObject({ value: s.alice, refPath: null, refState: "shredded" });
+    expect(member?.values[0]).toMatchObject({
+      value: s.alice,
+      refPath: null,
+      refState: "shredded",
+    });
   });
 
   it("shredded records are listed in the morgue with both stages shredded", () => {
@@ -122,6 +130,8 @@ describe("shred refusals", () => {
 
   it("an unknown id gives no-such-object", () => {
     const s = setup();
-    expect(outcome(s.node.shred("00000000-0000-4000-8000-0000000000ac", t0Ms))).toBe("no-such-object");
+    expect(outcome(s.node.shred("00000000-0000-4000-8000-0000000000ac", t0Ms))).toBe(
+      "no-such-object",
+    );
   });
 });

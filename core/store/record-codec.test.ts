@@ -23,11 +23,29 @@ const stampArb: fc.Arbitrary<Stamp> = fc.record({
   localUsn: fc.integer({ min: 1, max: 2 ** 40 }),
 });
 const text = fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 });
-const metaArb = fc.option(fc.dictionary(fc.constantFrom("expiry", "required", "com.example-since"), fc.array(text, { minLength: 1, maxLength: 2 })), { nil: null });
+const metaArb = fc.option(
+  fc.dictionary(
+    fc.constantFrom("expiry", "required", "com.example-since"),
+    fc.array(text, { minLength: 1, maxLength: 2 }),
+  ),
+  { nil: null },
+);
 const atomArb = (key: string | null): fc.Arbitrary<ValueAtom> =>
   fc.oneof(
-    fc.record({ key: fc.constant(key), present: fc.constant(true), value: text, meta: metaArb, stamp: stampArb }),
-    fc.record({ key: fc.constant(key), present: fc.constant(false), value: fc.constant(null), meta: fc.constant(null), stamp: stampArb }),
+    fc.record({
+      key: fc.constant(key),
+      present: fc.constant(true),
+      value: text,
+      meta: metaArb,
+      stamp: stampArb,
+    }),
+    fc.record({
+      key: fc.constant(key),
+      present: fc.constant(false),
+      value: fc.constant(null),
+      meta: fc.constant(null),
+      stamp: stampArb,
+    }),
   );
 const attrsArb = fc
   .array(
@@ -83,12 +101,32 @@ describe("record codec", () => {
   });
 
   it("keeps a single-valued attribute's null key distinct from any real key", () => {
-    const stamp: Stamp = { version: 2, atMs: 5, origin: "o", cert: { invocation: "o", usn: 9 }, localUsn: 9 };
+    const stamp: Stamp = {
+      version: 2,
+      atMs: 5,
+      origin: "o",
+      cert: { invocation: "o", usn: 9 },
+      localUsn: 9,
+    };
     const record: ObjectRecord = {
       id: "r",
-      existence: { stage: "alive", classId: "c", className: "user", system: false, deleteRoot: null, stamp },
+      existence: {
+        stage: "alive",
+        classId: "c",
+        className: "user",
+        system: false,
+        deleteRoot: null,
+        stamp,
+      },
       placement: { parent: "p", name: "n", stamp },
-      attrs: new Map([["displayName", new Map([[atomMapKey(null), { key: null, present: false, value: null, meta: null, stamp }]])]]),
+      attrs: new Map([
+        [
+          "displayName",
+          new Map([
+            [atomMapKey(null), { key: null, present: false, value: null, meta: null, stamp }],
+          ]),
+        ],
+      ]),
       usnChanged: 9,
       hardened: false,
     };
@@ -113,7 +151,16 @@ describe("stamps", () => {
         const key = (s: Stamp) => [s.version, s.atMs, s.origin] as const;
         const [va, ta, oa] = key(a);
         const [vb, tb, ob] = key(b);
-        const expected = va !== vb ? Math.sign(va - vb) : ta !== tb ? Math.sign(ta - tb) : oa < ob ? -1 : oa > ob ? 1 : 0;
+        const expected =
+          va !== vb
+            ? Math.sign(va - vb)
+            : ta !== tb
+              ? Math.sign(ta - tb)
+              : oa < ob
+                ? -1
+                : oa > ob
+                  ? 1
+                  : 0;
         expect(compareStamps(a, b)).toBe(expected);
         expect(compareStamps(b, a)).toBe(-expected);
         expect(compareStamps(a, { ...a, cert: b.cert, localUsn: b.localUsn })).toBe(0);
@@ -125,11 +172,22 @@ describe("stamps", () => {
 
   it("nextStamp supersedes what it follows, whatever the clock says", () => {
     fc.assert(
-      fc.property(stampArb, fc.integer({ min: 0, max: 10 ** 13 }), guid, (prev, atMs, invocation) => {
-        const next = nextStamp(prev, { atMs, invocation, usn: 7 });
-        expect(compareStamps(next, prev)).toBe(1);
-        expect(next).toMatchObject({ version: prev.version + 1, atMs, origin: invocation, cert: { invocation, usn: 7 }, localUsn: 7 });
-      }),
+      fc.property(
+        stampArb,
+        fc.integer({ min: 0, max: 10 ** 13 }),
+        guid,
+        (prev, atMs, invocation) => {
+          const next = nextStamp(prev, { atMs, invocation, usn: 7 });
+          expect(compareStamps(next, prev)).toBe(1);
+          expect(next).toMatchObject({
+            version: prev.version + 1,
+            atMs,
+            origin: invocation,
+            cert: { invocation, usn: 7 },
+            localUsn: 7,
+          });
+        },
+      ),
     );
     expect(nextStamp(null, { atMs: 1, invocation: "i", usn: 1 }).version).toBe(1);
   });
@@ -138,7 +196,8 @@ describe("stamps", () => {
     fc.assert(
       fc.property(recordArb, (r) => {
         const all = [r.existence.stamp.localUsn, r.placement.stamp.localUsn];
-        for (const atoms of r.attrs.values()) for (const a of atoms.values()) all.push(a.stamp.localUsn);
+        for (const atoms of r.attrs.values())
+          for (const a of atoms.values()) all.push(a.stamp.localUsn);
         expect(maxLocalUsn(r)).toBe(Math.max(...all));
       }),
       { numRuns: 100 },

@@ -27,13 +27,29 @@ function makeRecord(spec: {
   refs: string[];
   usn: number;
 }): ObjectRecord {
-  const stamp: Stamp = { version: 1, atMs: 0, origin: "o", cert: { invocation: "o", usn: spec.usn }, localUsn: spec.usn };
+  const stamp: Stamp = {
+    version: 1,
+    atMs: 0,
+    origin: "o",
+    cert: { invocation: "o", usn: spec.usn },
+    localUsn: spec.usn,
+  };
   const atoms = new Map<string, ValueAtom>(
-    spec.refs.map((r, i) => [r, { key: r, present: i % 3 !== 2, value: i % 3 !== 2 ? r : null, meta: null, stamp }]),
+    spec.refs.map((r, i) => [
+      r,
+      { key: r, present: i % 3 !== 2, value: i % 3 !== 2 ? r : null, meta: null, stamp },
+    ]),
   );
   return {
     id: spec.id,
-    existence: { stage: spec.alive ? "alive" : "deleted", classId: "c", className: "organizationalUnit", system: false, deleteRoot: null, stamp },
+    existence: {
+      stage: spec.alive ? "alive" : "deleted",
+      classId: "c",
+      className: "organizationalUnit",
+      system: false,
+      deleteRoot: null,
+      stamp,
+    },
     placement: { parent: spec.parent, name: spec.name, stamp },
     attrs: new Map([
       ["member", atoms],
@@ -60,18 +76,28 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
       refs: fc.uniqueArray(fc.constantFrom(...ids), { maxLength: 3 }),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("remove" as const), id: fc.constantFrom(...ids) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("remove" as const), id: fc.constantFrom(...ids) }),
+  },
 );
 
 function checkAgainstOracle(store: Store, records: Map<string, ObjectRecord>): void {
   expect(store.size).toBe(records.size);
   for (const parent of ids) {
-    const kids = [...records.values()].filter((r) => r.placement.parent === parent).map((r) => r.id);
+    const kids = [...records.values()]
+      .filter((r) => r.placement.parent === parent)
+      .map((r) => r.id);
     expect(store.childIds(parent).sort()).toEqual(kids.sort());
     expect(store.hasChildren(parent)).toBe(kids.length > 0);
     for (const name of names) {
       const alive = [...records.values()]
-        .filter((r) => r.placement.parent === parent && r.existence.stage === "alive" && fold(r.placement.name) === fold(name))
+        .filter(
+          (r) =>
+            r.placement.parent === parent &&
+            r.existence.stage === "alive" &&
+            fold(r.placement.name) === fold(name),
+        )
         .map((r) => r.id);
       expect(store.aliveNamed(parent, fold(name)).sort()).toEqual(alive.sort());
     }
@@ -81,9 +107,16 @@ function checkAgainstOracle(store: Store, records: Map<string, ObjectRecord>): v
         if (atom.present && atom.value === parent) refs.push(`${r.id}:member`);
       }
     }
-    expect(store.referencedBy(parent).map((b) => `${b.source}:${b.attribute}`).sort()).toEqual(refs.sort());
+    expect(
+      store
+        .referencedBy(parent)
+        .map((b) => `${b.source}:${b.attribute}`)
+        .sort(),
+    ).toEqual(refs.sort());
   }
-  const byUsn = [...records.values()].map((r) => ({ id: r.id, usn: r.usnChanged })).sort((a, b) => a.usn - b.usn);
+  const byUsn = [...records.values()]
+    .map((r) => ({ id: r.id, usn: r.usnChanged }))
+    .sort((a, b) => a.usn - b.usn);
   expect(store.changedAfter(0, 1000)).toEqual(byUsn);
   const mid = byUsn[Math.floor(byUsn.length / 2)]?.usn ?? 0;
   expect(store.changedAfter(mid, 2)).toEqual(byUsn.filter((e) => e.usn > mid).slice(0, 2));
@@ -128,7 +161,9 @@ describe("Store indexes", () => {
   it("refuses to take usnChanged backwards (an assertion: that would be a bug)", () => {
     const store = new Store(isReference);
     store.put(makeRecord({ id: "a", parent: null, name: "x", alive: true, refs: [], usn: 5 }));
-    expect(() => store.put(makeRecord({ id: "a", parent: null, name: "x", alive: true, refs: [], usn: 4 }))).toThrow();
+    expect(() =>
+      store.put(makeRecord({ id: "a", parent: null, name: "x", alive: true, refs: [], usn: 4 })),
+    ).toThrow();
   });
 
   it("reindexReferences follows a changed set of reference attributes", () => {
@@ -144,7 +179,10 @@ describe("UsnIndex", () => {
   it("enumerates ids after a USN in order, matching a naive oracle, across compaction", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.boolean()), { minLength: 1, maxLength: 3000 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.boolean()), {
+          minLength: 1,
+          maxLength: 3000,
+        }),
         fc.integer({ min: 0, max: 4000 }),
         fc.integer({ min: 1, max: 50 }),
         (ops, after, limit) => {

@@ -35,7 +35,14 @@ function inject(
   const id = opts.id ?? dir.mintGuid();
   const record: ObjectRecord = {
     id,
-    existence: { stage: "alive", classId: ou, className: "organizationalUnit", system: false, deleteRoot: null, stamp },
+    existence: {
+      stage: "alive",
+      classId: ou,
+      className: "organizationalUnit",
+      system: false,
+      deleteRoot: null,
+      stamp,
+    },
     placement: { parent: opts.parent, name: opts.name, stamp },
     attrs: new Map(),
     usnChanged: usn,
@@ -50,7 +57,13 @@ function replacePlacement(node: DirectoryNode, id: Guid, parent: Guid, atMs: num
   const dir = node.dir;
   const record = dir.get(id)!;
   const usn = dir.allocateUsn();
-  const stamp: Stamp = { ...record.placement.stamp, version: record.placement.stamp.version + 1, atMs, origin: peer, localUsn: usn };
+  const stamp: Stamp = {
+    ...record.placement.stamp,
+    version: record.placement.stamp.version + 1,
+    atMs,
+    origin: peer,
+    localUsn: usn,
+  };
   dir.write({ ...record, placement: { ...record.placement, parent, stamp }, usnChanged: usn });
 }
 
@@ -96,7 +109,9 @@ describe("CNF display names", () => {
 
   it("new creates still refuse the contested name (name-in-use)", () => {
     const s = setup();
-    expect(outcome(s.node.create({ parent: s.team, name: "report", className: "user" }, t0Ms))).toBe("name-in-use");
+    expect(
+      outcome(s.node.create({ parent: s.team, name: "report", className: "user" }, t0Ms)),
+    ).toBe("name-in-use");
   });
 });
 
@@ -111,14 +126,20 @@ describe("orphans", () => {
     expect(p.orphaned).toBe(true);
     expect(p.effectiveParent).toBe(d.lostAndFound);
     expect(p.path).toBe("/LostAndFound/Stray");
-    expect(unwrap(d.node.children(d.lostAndFound)).map((k) => [k.name, k.orphaned])).toEqual([["Stray", true]]);
+    expect(unwrap(d.node.children(d.lostAndFound)).map((k) => [k.name, k.orphaned])).toEqual([
+      ["Stray", true],
+    ]);
     expect(unwrap(d.node.resolvePath("/LostAndFound/stray", t0Ms)).id).toBe(orphan);
     expect(unwrap(d.node.object(d.lostAndFound, t0Ms)).hasChildren).toBe(true);
   });
 
   it("an alive object whose parent is missing is an orphan too; a move dissolves it", () => {
     const d = freshDomain();
-    const orphan = inject(d.node, { parent: "dddddddd-0000-4000-8000-000000000009", name: "Lost", atMs: t0Ms });
+    const orphan = inject(d.node, {
+      parent: "dddddddd-0000-4000-8000-000000000009",
+      name: "Lost",
+      atMs: t0Ms,
+    });
     expect(unwrap(d.node.object(orphan, t0Ms)).orphaned).toBe(true);
     const home = make(d.node, d.root, "Home");
     const moved = unwrap(d.node.move(orphan, { parent: home }, t0Ms + secondMs));
@@ -133,7 +154,10 @@ describe("orphans", () => {
     const gone = make(d.node, d.root, "Gone");
     unwrap(d.node.delete(gone, t0Ms));
     const orphan = inject(d.node, { parent: gone, name: "stray", atMs: t0Ms + secondMs });
-    expect(unwrap(d.node.children(d.lostAndFound)).map((k) => k.name)).toEqual(["Stray", `stray CNF:${orphan}`]);
+    expect(unwrap(d.node.children(d.lostAndFound)).map((k) => k.name)).toEqual([
+      "Stray",
+      `stray CNF:${orphan}`,
+    ]);
   });
 });
 
@@ -151,7 +175,9 @@ describe("broken cycles", () => {
     expect(pa.path).toBe("/LostAndFound/A");
     expect(pb.cycleBroken).toBeUndefined();
     expect(pb.path).toBe("/LostAndFound/A/B");
-    expect(unwrap(d.node.children(d.lostAndFound)).map((k) => [k.name, k.cycleBroken])).toEqual([["A", true]]);
+    expect(unwrap(d.node.children(d.lostAndFound)).map((k) => [k.name, k.cycleBroken])).toEqual([
+      ["A", true],
+    ]);
     expect(unwrap(d.node.children(d.root)).map((k) => k.name)).not.toContain("A");
   });
 

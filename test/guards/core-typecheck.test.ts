@@ -37,24 +37,31 @@ describe("core/tsconfig.json typechecks without Node types", () => {
     expect(result.status).toBe(0);
   });
 
-  it("refuses Node globals under the same settings (the check can fail)", { timeout: tscTimeoutMs }, () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "canopy-core-tsc-"));
-    try {
-      writeFileSync(path.join(dir, "uses-node.ts"), "export const x = process.argv.length + Buffer.length;\n");
-      writeFileSync(
-        path.join(dir, "tsconfig.json"),
-        JSON.stringify({
-          extends: path.join(repoRoot, "core/tsconfig.json"),
-          include: [],
-          files: [path.join(dir, "uses-node.ts")],
-        }),
-      );
-      const result = tsc(path.join(dir, "tsconfig.json"));
-      expect(result.status).not.toBe(0);
-      expect(result.output).toMatch(/process/);
-      expect(result.output).toMatch(/Buffer/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    "refuses Node globals under the same settings (the check can fail)",
+    { timeout: tscTimeoutMs },
+    () => {
+      const dir = mkdtempSync(path.join(tmpdir(), "canopy-core-tsc-"));
+      try {
+        writeFileSync(
+          path.join(dir, "uses-node.ts"),
+          "export const x = process.argv.length + Buffer.length;\n",
+        );
+        writeFileSync(
+          path.join(dir, "tsconfig.json"),
+          JSON.stringify({
+            extends: path.join(repoRoot, "core/tsconfig.json"),
+            include: [],
+            files: [path.join(dir, "uses-node.ts")],
+          }),
+        );
+        const result = tsc(path.join(dir, "tsconfig.json"));
+        expect(result.status).not.toBe(0);
+        expect(result.output).toMatch(/process/);
+        expect(result.output).toMatch(/Buffer/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -98,15 +98,15 @@ describe("the scanner understands TypeScript well enough to guard", () => {
 
   it("finds multi-line, type-only, re-export, side-effect and dynamic imports", () => {
     const src = [
-      'import {',
-      '  a,',
+      "import {",
+      "  a,",
       '} from "./a";',
       'import type { B } from "../b";',
       'export { c } from "./c";',
       'export * from "./d";',
       'import "./e";',
       'const f = await import("./f");',
-      'const s = "import x from \'./not-an-import\'";',
+      "const s = \"import x from './not-an-import'\";",
     ].join("\n");
     expect(importsOf(src).map((s) => [s.line, s.specifier])).toEqual([
       [1, "./a"],
@@ -133,7 +133,9 @@ describe("the scanner understands TypeScript well enough to guard", () => {
     ]);
     const tokens = "async function f() { await Promise.resolve(Date.now() + Math.random()); }";
     expect(tokenViolations("core/f.ts", tokens, coreBannedTokens)).toHaveLength(5);
-    expect(simImportViolations("sim/world.ts", 'import { A } from "../adapters/storage/x";')).toHaveLength(1);
+    expect(
+      simImportViolations("sim/world.ts", 'import { A } from "../adapters/storage/x";'),
+    ).toHaveLength(1);
   });
 });
 

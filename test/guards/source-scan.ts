@@ -16,8 +16,20 @@ export interface StrippedSource {
 }
 
 const regexAfterWords = new Set([
-  "return", "typeof", "case", "do", "else", "in", "of", "new", "delete", "void", "throw",
-  "instanceof", "yield", "await",
+  "return",
+  "typeof",
+  "case",
+  "do",
+  "else",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "instanceof",
+  "yield",
+  "await",
 ]);
 const regexAfterPunctuation = new Set("(,=:[!&|?{};+-*%<>~^".split(""));
 
@@ -113,7 +125,10 @@ export function stripSource(src: string): StrippedSource {
       }
       continue;
     }
-    if (c === "/" && (last === "" || regexAfterPunctuation.has(last) || regexAfterWords.has(last))) {
+    if (
+      c === "/" &&
+      (last === "" || regexAfterPunctuation.has(last) || regexAfterWords.has(last))
+    ) {
       keep(c);
       i += 1;
       let inClass = false;
@@ -153,7 +168,7 @@ export function stripSource(src: string): StrippedSource {
 export interface ImportSite {
   readonly specifier: string;
   readonly line: number;
-  /** "static" for import/export ... from and side-effect imports; "dynamic" for import()/require(). */
+  /** "static": import/export ... from and side-effect imports; "dynamic": import(), require(). */
   readonly kind: "static" | "dynamic";
 }
 
@@ -167,10 +182,7 @@ export function importsOf(src: string): ImportSite[] {
     const end = code.indexOf(quote, quoteIndex + 1);
     return code.slice(quoteIndex + 1, end);
   };
-  const patterns = [
-    /\b(?:import|export)\b[^;'"`=()]*?\bfrom\s*(["'])/g,
-    /\bimport\s*(["'])/g,
-  ];
+  const patterns = [/\b(?:import|export)\b[^;'"`=()]*?\bfrom\s*(["'])/g, /\bimport\s*(["'])/g];
   for (const pattern of patterns) {
     for (const m of bare.matchAll(pattern)) {
       const quoteIndex = m.index + m[0].length - 1;
@@ -193,7 +205,10 @@ export function bannedTokensIn(src: string, banned: readonly RegExp[]): TokenSit
   const { bare } = stripSource(src);
   const out: TokenSite[] = [];
   for (const pattern of banned) {
-    const global = new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : pattern.flags + "g");
+    const global = new RegExp(
+      pattern.source,
+      pattern.flags.includes("g") ? pattern.flags : pattern.flags + "g",
+    );
     for (const m of bare.matchAll(global)) {
       out.push({ token: m[0], line: bare.slice(0, m.index).split("\n").length });
     }
