@@ -58,4 +58,6 @@ export interface LifecycleEvent {
   /** The node concerned; null for the heal. */
   readonly node: string | null;
   readonly timeMs: number;
+  /** For a rollback: the virtual time the restored disk image was taken. */
+  readonly imageTimeMs?: number;
 }

@@ -107,6 +107,7 @@ export class World<Msg, Input = never> implements FaultTarget {
   private readonly queue = new EventQueue<Event<Msg>>();
   private readonly sources: FaultSource[];
   private readonly images = new Map<string, SimFsImage>();
+  private readonly imageTimes = new Map<string, number>();
   private readonly workloadPrng: Prng;
   private readonly delays: number[] = [0, 0];
   /** "from=<id>" per node index, built once: delivery traces allocate no prefix string. */
@@ -334,6 +335,7 @@ export class World<Msg, Input = never> implements FaultTarget {
 
   takeImage(id: string, key: string): void {
     this.images.set(`${id}/${key}`, this.slot(id).fs.image());
+    this.imageTimes.set(`${id}/${key}`, this.nowMs);
     this.trace.record(this.nowMs, id, "disk-image", key);
   }
 
@@ -344,9 +346,11 @@ export class World<Msg, Input = never> implements FaultTarget {
     assert(slot.up, `rollback of an up node (${id})`);
     this.kill(slot);
     slot.fs.restore(image);
+    const imageTimeMs = this.imageTimes.get(`${id}/${key}`) ?? this.nowMs;
     this.images.delete(`${id}/${key}`);
+    this.imageTimes.delete(`${id}/${key}`);
     this.trace.record(this.nowMs, id, "rollback", key);
-    this.options.observe?.({ kind: "rollback", node: id, timeMs: this.nowMs });
+    this.options.observe?.({ kind: "rollback", node: id, timeMs: this.nowMs, imageTimeMs });
     this.scheduleRestart(slot, downMs);
   }
 

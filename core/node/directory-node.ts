@@ -169,6 +169,8 @@ export class DirectoryNode {
   }
 
   resolvePath(path: string, nowMs: number): Result<ObjectPayload> {
+    const root = requireRoot(this.dir);
+    if (!root.ok) return root;
     const segments = splitPath(path);
     if (!segments.ok) return segments;
     const view = new EffectiveView(this.dir);
@@ -240,9 +242,11 @@ export class DirectoryNode {
   private mutate<T, R>(run: () => Result<T>, then: (value: T) => Result<R>): Result<R> {
     const root = requireRoot(this.dir);
     if (!root.ok) return root;
+    const usnBefore = this.dir.usn;
     const result = run();
     if (!result.ok) return result;
-    this.changed = true;
+    // A write that changed nothing (an unchanged PUT, a rename to the same name) costs no fsync.
+    if (this.dir.usn !== usnBefore) this.changed = true;
     return then(result.value);
   }
 }

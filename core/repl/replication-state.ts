@@ -19,8 +19,13 @@ export interface Watermark {
 
 export interface RetiredInvocation {
   readonly invocation: Guid;
-  /** The node's USN when it stopped using the invocation. */
+  /** The node's USN when it stopped using the invocation (what it holds of it). */
   readonly usn: number;
+  /**
+   * The highest USN of this invocation a partner was seen to hold: evidence of a rollback
+   * already acted upon, so the same evidence does not re-mint the invocation again.
+   */
+  readonly evidenceUsn: number;
 }
 
 export interface ReplicationState {

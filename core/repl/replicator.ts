@@ -4,7 +4,7 @@ import { EffectiveView } from "../view/effective-view";
 import { applyBatch } from "./apply-batch";
 import { enumerateChanges } from "./enumerate-changes";
 import type { PullBatch, PullRequest } from "./messages";
-import { detectsRollback, remintInvocation } from "./rollback";
+import { recordEvidence, remintInvocation, rollbackEvidence } from "./rollback";
 import { mergeVectors, ownVector } from "./vectors";
 
 export const pullObjectsMaxDefault = 100;
@@ -112,9 +112,11 @@ export class Replicator {
 
   private checkRollback(vector: PullRequest["utd"], nowMs: number): void {
     const dir = this.node.dir;
-    if (!detectsRollback(dir, this.node.replication, vector)) return;
+    const evidence = rollbackEvidence(dir, this.node.replication, vector);
+    if (evidence.length === 0) return;
     const old = dir.invocationId;
-    this.node.replication = remintInvocation(dir, this.node.replication, nowMs);
+    const reminted = remintInvocation(dir, this.node.replication, nowMs);
+    this.node.replication = recordEvidence(reminted, evidence);
     dir.rollbackLatched = true;
     dir.journal.add(
       nowMs,

@@ -46,6 +46,8 @@ export interface HostOptions {
   readonly ledger: Ledger;
   readonly timing: ReplicationTiming;
   readonly domainName: string;
+  /** The world's true (virtual) time, for the ledger. */
+  trueMs(): number;
 }
 
 /**
@@ -180,7 +182,14 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   private ackAtoms(ctx: NodeContext<ReplicationMessage>, record: ObjectRecord, usnBefore: number): void {
     const ack = (atom: string, stamp: ObjectRecord["existence"]["stamp"]): void => {
       if (stamp.localUsn <= usnBefore) return;
-      this.options.ledger.ack({ node: this.options.simId, objectId: record.id, atom, stamp, atMs: ctx.wallMs() });
+      this.options.ledger.ack({
+        node: this.options.simId,
+        objectId: record.id,
+        atom,
+        stamp,
+        atMs: ctx.wallMs(),
+        trueMs: this.options.trueMs(),
+      });
     };
     ack("existence", record.existence.stamp);
     ack("placement", record.placement.stamp);

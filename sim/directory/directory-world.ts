@@ -47,6 +47,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
         ledger,
         timing: options.timing ?? defaultTiming,
         domainName: "sim.example",
+        trueMs: () => world.timeMs,
       });
       hosts.set(id, host);
       return host;
@@ -57,6 +58,11 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
       : {}),
     trace: { ringLines: options.traceRingLines ?? 200, keepAll: options.keepTrace ?? false },
     describeMsg: describe,
+    observe: (event) => {
+      if (event.kind === "rollback" && event.node !== null && event.imageTimeMs !== undefined) {
+        ledger.forgiveRolledBack(event.node, event.imageTimeMs, event.timeMs);
+      }
+    },
   });
   return {
     world,

@@ -12,6 +12,8 @@ export interface AckedAtom {
   readonly atom: string;
   readonly stamp: Stamp;
   readonly atMs: number;
+  /** Virtual (true) time of the ack. */
+  readonly trueMs: number;
 }
 
 export class Ledger {
@@ -21,6 +23,18 @@ export class Ledger {
 
   ack(atom: AckedAtom): void {
     this.acked.push(atom);
+  }
+
+  /**
+   * A disk restored to an image taken at `imageTimeMs` forgets what its node acknowledged
+   * after that instant unless replication carried it away first; such acks can no longer be
+   * promised. Acks after the restore (the oracle's real subject) stay.
+   */
+  forgiveRolledBack(node: string, imageTimeMs: number, rollbackTimeMs: number): void {
+    for (let i = this.acked.length - 1; i >= 0; i--) {
+      const a = this.acked[i]!;
+      if (a.node === node && a.trueMs >= imageTimeMs && a.trueMs <= rollbackTimeMs) this.acked.splice(i, 1);
+    }
   }
 
   count(kind: string, outcome: string): void {
