@@ -24,6 +24,7 @@ export function normalizeValues(
   dir: Directory,
   attr: AttributeDef,
   inputs: readonly ValueInput[],
+  held: ReadonlySet<string> = new Set(),
 ): Result<NormalizedValue[]> {
   if (attr.singleValued && inputs.length > 1) {
     return refuse("single-valued", `${attr.name} is single-valued; ${inputs.length} values given`);
@@ -31,7 +32,7 @@ export function normalizeValues(
   const out: NormalizedValue[] = [];
   const seen = new Set<string>();
   for (const input of inputs) {
-    const one = normalizeOne(dir, attr, input);
+    const one = normalizeOne(dir, attr, input, held);
     if (!one.ok) return one;
     const key = matchKey(attr.matching, one.value.value);
     if (seen.has(key)) {
@@ -48,6 +49,7 @@ function normalizeOne(
   dir: Directory,
   attr: AttributeDef,
   input: ValueInput,
+  held: ReadonlySet<string>,
 ): Result<{ value: string; meta: Meta | null }> {
   let raw: unknown = input;
   let rawMeta: unknown = undefined;
@@ -55,17 +57,27 @@ function normalizeOne(
     raw = (input as { value?: unknown }).value;
     rawMeta = (input as { meta?: unknown }).meta;
   }
-  const parsed = parseTyped(dir, attr, raw);
+  const parsed = parseTyped(dir, attr, raw, held);
   if (!parsed.ok) return parsed;
   const meta = normalizeMeta(dir, attr, rawMeta);
   if (!meta.ok) return meta;
   return ok({ value: parsed.value, meta: meta.value });
 }
 
-function parseTyped(dir: Directory, attr: AttributeDef, raw: unknown): Result<string> {
+/**
+ * A reference must name an alive object when it is written. A reference the object already
+ * holds is kept as it is even if its target died since (refState shows it), so a wholesale
+ * rewrite of a member list never fails on members that were deleted meanwhile.
+ */
+function parseTyped(
+  dir: Directory,
+  attr: AttributeDef,
+  raw: unknown,
+  held: ReadonlySet<string> = new Set(),
+): Result<string> {
   const parsed = parseValue(attr.syntax, raw);
   if (!parsed.ok) return refuse("syntax-violation", `${attr.name}: ${parsed.message}`);
-  if (attr.syntax === "reference") {
+  if (attr.syntax === "reference" && !held.has(parsed.value)) {
     const target = dir.get(parsed.value);
     if (target === undefined || target.existence.stage !== "alive") {
       return refuse("syntax-violation", `${attr.name}: reference ${parsed.value} dangles`);

@@ -43,7 +43,10 @@ export function prepareAttributes(
       return refuse("duplicate-value", `attribute ${attr.value.name} is given twice`);
     }
     seen.add(fold(attr.value.name));
-    const values = normalizeValues(dir, attr.value, inputs);
+    const held = new Set(
+      current === null ? [] : presentValues(current, attr.value.name).map((a) => a.value ?? ""),
+    );
+    const values = normalizeValues(dir, attr.value, inputs, held);
     if (!values.ok) return values;
     prepared.push({ attr: attr.value, values: values.value });
   }

@@ -579,3 +579,23 @@ describe("stored attachedFacets values the schema does not know (yet)", () => {
     expect(valuesOf(cleared, "attachedFacets")).toEqual([s.facet("person")]);
   });
 });
+
+describe("references held before their target died", () => {
+  it("a wholesale rewrite keeps a member that was deleted meanwhile, but cannot add one", () => {
+    const d = setup();
+    const bob = make(d.node, d.people, "bob", "user");
+    const at = t0Ms + 10 * secondMs;
+    unwrap(d.node.putAttribute(d.group, "member", [d.alice, bob], at));
+    unwrap(d.node.delete(bob, at + secondMs));
+    // Removing alice while keeping the dead bob: allowed, bob shows refState deleted.
+    const after = unwrap(d.node.putAttribute(d.group, "member", [bob], at + 2 * secondMs));
+    const member = attribute(after, "member");
+    expect(member?.values.map((v) => [v.value, v.refState, v.refPath])).toEqual([[bob, "deleted", null]]);
+    // Adding a new dangling reference is still refused.
+    const carol = make(d.node, d.people, "carol", "user");
+    unwrap(d.node.delete(carol, at + 3 * secondMs));
+    expect(outcome(d.node.putAttribute(d.group, "member", [bob, carol], at + 4 * secondMs))).toBe(
+      "syntax-violation",
+    );
+  });
+});
