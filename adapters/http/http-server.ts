@@ -1,6 +1,8 @@
 import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type Koa from "koa";
+import { transportStatus } from "./transport-errors";
+import type { TransportCode } from "./transport-errors";
 
 /** Bounded wait for in-flight requests at shutdown before connections are cut. */
 const closeGraceMs = 5_000;
@@ -16,6 +18,7 @@ export interface ListeningServer {
 
 export async function listen(app: Koa, host: string, port: number): Promise<ListeningServer> {
   const server = http.createServer(app.callback());
+  server.on("clientError", answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -37,4 +40,34 @@ function closeServer(server: http.Server): Promise<void> {
     // Idle keep-alive connections would otherwise hold close() open until they time out.
     server.closeIdleConnections();
   });
+}
+
+/**
+ * A request Node's parser rejects (a request line or headers beyond the header bound, bytes
+ * that are not HTTP, a header timeout) never reaches Koa, and Node's own answer is a bare
+ * status line. This gives it the same `{error, message}` JSON envelope as every other non-2xx
+ * answer, then closes the connection, as Node does. Like Node, it writes nothing when the
+ * socket is gone or a response on it has already started.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent === true || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const code: TransportCode =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? "headers-too-large"
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? "request-timeout"
+        : "bad-request";
+  const status = transportStatus[code];
+  const body = JSON.stringify({ error: code, message: `unparseable HTTP request (${error.code})` });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}\r\n` +
+      "Content-Type: application/json; charset=utf-8\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      "Connection: close\r\n\r\n" +
+      body,
+  );
 }

@@ -1,0 +1,83 @@
+/**
+ * Goal: requests that fail below the router still get the JSON error envelope and a 4xx, never
+ * a bare status line or a 5xx: a request line beyond Node's header bound (431), bytes that
+ * are not HTTP (400), and the daemon goes on serving afterwards. These are the fixed
+ * counterexamples the request fuzzer (request-fuzzer.test.ts) found, kept as permanent cases.
+ * Method: one real daemon child process; raw TCP for the unparseable request, the keep-alive
+ * client for the rest.
+ */
+import * as net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanup, startDaemon } from "../http/daemon-harness";
+import type { RunningDaemon } from "../http/daemon-harness";
+import { KeepAliveClient } from "../daemon/keep-alive-client";
+import type { RawResponse } from "../daemon/keep-alive-client";
+
+let daemon: RunningDaemon;
+let http: KeepAliveClient;
+
+beforeAll(async () => {
+  daemon = await startDaemon();
+  http = new KeepAliveClient(daemon.url, 2);
+});
+afterAll(async () => {
+  http?.close();
+  await daemon?.stop();
+  await cleanup();
+});
+
+function expectEnvelope(r: RawResponse, status: number, error: string): void {
+  expect(r.status).toBe(status);
+  expect(r.headers["content-type"]).toMatch(/^application\/json/);
+  const body = JSON.parse(r.text);
+  expect(body.error).toBe(error);
+  expect(typeof body.message).toBe("string");
+}
+
+/** Sends raw bytes on a fresh connection and returns everything the server wrote (bounded). */
+function rawExchange(bytes: string): Promise<string> {
+  const url = new URL(daemon.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    let answer = "";
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer to ${JSON.stringify(bytes.slice(0, 40))} within 5 s`));
+    }, 5_000);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (answer += chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    socket.end(bytes);
+  });
+}
+
+describe("requests Node's parser rejects", () => {
+  it("a request line beyond the header bound is 431 headers-too-large in the envelope", async () => {
+    const long = await http.request({ method: "GET", path: `/api/path/${"a".repeat(20_000)}` });
+    expectEnvelope(long, 431, "headers-too-large");
+    const header = { "x-padding": "p".repeat(20_000) };
+    expectEnvelope(
+      await http.request({ method: "GET", path: "/api/root", headers: header }),
+      431,
+      "headers-too-large",
+    );
+  });
+
+  it("bytes that are not HTTP get 400 bad-request in the envelope", async () => {
+    const answer = await rawExchange("NOT HTTP AT ALL\r\n\r\n");
+    const [head = "", body = ""] = answer.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(body)).toMatchObject({ error: "bad-request" });
+  });
+
+  it("the daemon serves normally afterwards", async () => {
+    const root = await http.request({ method: "GET", path: "/api/root" });
+    expect(root.status).toBe(200);
+    expect(JSON.parse(root.text).parent).toBeNull();
+  });
+});
