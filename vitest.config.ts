@@ -3,8 +3,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["core/**/*.test.ts", "sim/**/*.test.ts", "adapters/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: "forks",
+    // vitest's summary first, then one plain closing line for CI (see the reporter).
+    reporters: ["default", "./test/support/closing-line-reporter.ts"],
   },
 });
