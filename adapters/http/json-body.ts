@@ -32,10 +32,24 @@ export async function readJsonBody<A>(ctx: Context, codec: t.Decoder<unknown, A>
       `request body must be application/json, not ${ctx.get("content-type") || "untyped"}`,
     );
   }
-  await parseJson(ctx, noop);
+  try {
+    await parseJson(ctx, noop);
+  } catch (error) {
+    // zlib's errors carry no HTTP status, so a body that does not match its Content-Encoding
+    // would otherwise reach the envelope as a bug (500); it is the client's mistake.
+    if (isZlibError(error)) {
+      throw new TransportError("bad-request", `body does not decompress: ${error.message}`);
+    }
+    throw error;
+  }
   const decoded = codec.decode(ctx.request.body);
   if (isLeft(decoded)) throw new TransportError("bad-request", describeErrors(decoded.left));
   return decoded.right;
+}
+
+function isZlibError(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === "string" && code.startsWith("Z_");
 }
 
 async function noop(_next?: Next): Promise<void> {

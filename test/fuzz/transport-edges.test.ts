@@ -1,12 +1,14 @@
 /**
  * Goal: requests that fail below the router still get the JSON error envelope and a 4xx, never
  * a bare status line or a 5xx: a request line beyond Node's header bound (431), bytes that
- * are not HTTP (400), and the daemon goes on serving afterwards. These are the fixed
+ * are not HTTP (400), a body that does not match its Content-Encoding (400; a body that does
+ * match is accepted), and the daemon goes on serving afterwards. These are the fixed
  * counterexamples the request fuzzer (request-fuzzer.test.ts) found, kept as permanent cases.
  * Method: one real daemon child process; raw TCP for the unparseable request, the keep-alive
  * client for the rest.
  */
 import * as net from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanup, startDaemon } from "../http/daemon-harness";
 import type { RunningDaemon } from "../http/daemon-harness";
@@ -54,6 +56,34 @@ function rawExchange(bytes: string): Promise<string> {
     socket.end(bytes);
   });
 }
+
+describe("compressed request bodies", () => {
+  const create = async (encoding: string, body: string | Buffer): Promise<RawResponse> => {
+    const root = JSON.parse((await http.request({ method: "GET", path: "/api/root" })).text);
+    return http.request({
+      method: "POST",
+      path: `/api/objects/${root.id}/children`,
+      headers: { "content-type": "application/json", "content-encoding": encoding },
+      body,
+    });
+  };
+
+  it("a body that does not decompress is 400 bad-request, not a 500", async () => {
+    const json = JSON.stringify({ name: "plain", class: "organizationalUnit" });
+    expectEnvelope(await create("gzip", json), 400, "bad-request");
+    expectEnvelope(await create("deflate", json), 400, "bad-request");
+    const truncated = gzipSync(json).subarray(0, 12);
+    expectEnvelope(await create("gzip", truncated), 400, "bad-request");
+    expect(daemon.output()).not.toMatch(/BUG/);
+  });
+
+  it("a gzip body that decompresses is accepted", async () => {
+    const json = JSON.stringify({ name: "zipped", class: "organizationalUnit" });
+    const r = await create("gzip", gzipSync(json));
+    expect(r.status).toBe(201);
+    expect(JSON.parse(r.text).name).toBe("zipped");
+  });
+});
 
 describe("requests Node's parser rejects", () => {
   it("a request line beyond the header bound is 431 headers-too-large in the envelope", async () => {
