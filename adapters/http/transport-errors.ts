@@ -1,3 +1,4 @@
+import { AssertionError } from "../../core/assert";
 /**
  * Transport-level failures: problems with the HTTP request itself or the driver, not refusals
  * of the directory. SPEC's table has no codes for them, so these are ours, in the same
@@ -75,6 +76,13 @@ function renderThrown(ctx: Context, error: unknown, log: (line: string) => void)
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   log(`canopy: BUG: unexpected exception on ${ctx.method} ${ctx.path}: ${detail}`);
   sendTransportError(ctx, "internal", "internal error (a bug; logged by the daemon)");
+  if (error instanceof AssertionError) {
+    // A failed core invariant may have left the node's memory half-changed. Nothing
+    // unacknowledged is on disk, so the safe course is to stop and reboot from the log
+    // (STYLE: bugs crash the node), after this response has gone out.
+    log("canopy: FATAL: a core invariant failed; exiting so the node reboots from its log");
+    setImmediate(() => process.exit(70));
+  }
 }
 
 /** The 4xx status carried by an http-errors style exception (body parser, raw-body), if any. */
