@@ -104,9 +104,10 @@ export class Directory {
       else this.definitionIds.add(subject.id);
       this.schemaStale = true;
     }
-    if (previous === undefined || record === null || previous.placement !== record.placement) {
-      this.landmarkCache = null;
-    }
+    // Landmarks are system objects (or the parentless root): only their changes can move them.
+    const landmarkish = (r: ObjectRecord | null | undefined): boolean =>
+      r !== null && r !== undefined && (r.existence.system || r.placement.parent === null);
+    if (landmarkish(record) || landmarkish(previous)) this.landmarkCache = null;
     this.noteRepairSuspects(record, previous);
   }
 
