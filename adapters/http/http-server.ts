@@ -47,9 +47,13 @@ function closeServer(server: http.Server): Promise<void> {
  * that are not HTTP, a header timeout) never reaches Koa, and Node's own answer is a bare
  * status line. This gives it the same `{error, message}` JSON envelope as every other non-2xx
  * answer, then closes the connection, as Node does. Like Node, it writes nothing when the
- * socket is gone or a response on it has already started.
+ * socket is gone or a response on it has already started. An answer to HEAD has no body: the
+ * client would read the body as the start of a next response.
  */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+function answerClientError(
+  error: Error & { code?: string; rawPacket?: Buffer },
+  socket: Socket,
+): void {
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (!socket.writable || inFlight?.headersSent === true || error.code === "ECONNRESET") {
     socket.destroy();
@@ -63,11 +67,12 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
         : "bad-request";
   const status = transportStatus[code];
   const body = JSON.stringify({ error: code, message: `unparseable HTTP request (${error.code})` });
+  const head = error.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD ";
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}\r\n` +
       "Content-Type: application/json; charset=utf-8\r\n" +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       "Connection: close\r\n\r\n" +
-      body,
+      (head ? "" : body),
   );
 }

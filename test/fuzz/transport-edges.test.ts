@@ -86,7 +86,7 @@ describe("compressed request bodies", () => {
 });
 
 describe("requests Node's parser rejects", () => {
-  it("a request line beyond the header bound is 431 headers-too-large in the envelope", async () => {
+  it("a request line beyond the header bound is 431 headers-too-large, JSON", async () => {
     const long = await http.request({ method: "GET", path: `/api/path/${"a".repeat(20_000)}` });
     expectEnvelope(long, 431, "headers-too-large");
     const header = { "x-padding": "p".repeat(20_000) };
@@ -95,6 +95,16 @@ describe("requests Node's parser rejects", () => {
       431,
       "headers-too-large",
     );
+  });
+
+  it("a HEAD with an overlong request line gets the status and headers, no body", async () => {
+    const path = `/api/objects/${"a".repeat(20_000)}`;
+    const head = await http.request({ method: "HEAD", path });
+    expect(head.status).toBe(431);
+    expect(head.headers["content-type"]).toMatch(/^application\/json/);
+    expect(head.text).toBe("");
+    const answer = await rawExchange(`HEAD ${path} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 [^]*\r\n\r\n$/);
   });
 
   it("bytes that are not HTTP get 400 bad-request in the envelope", async () => {
