@@ -35,10 +35,12 @@ export async function readJsonBody<A>(ctx: Context, codec: t.Decoder<unknown, A>
   try {
     await parseJson(ctx, noop);
   } catch (error) {
-    // zlib's errors carry no HTTP status, so a body that does not match its Content-Encoding
-    // would otherwise reach the envelope as a bug (500); it is the client's mistake.
-    if (isZlibError(error)) {
-      throw new TransportError("bad-request", `body does not decompress: ${error.message}`);
+    // The decompressor's errors (zlib's Z_*, brotli's) carry no HTTP status, so a body that
+    // does not match its Content-Encoding would otherwise reach the envelope as a bug (500);
+    // it is the client's mistake.
+    if (isDecompressionError(ctx, error)) {
+      const message = `body does not decode as ${ctx.get("content-encoding")}: ${error.message}`;
+      throw new TransportError("bad-request", message);
     }
     throw error;
   }
@@ -47,9 +49,11 @@ export async function readJsonBody<A>(ctx: Context, codec: t.Decoder<unknown, A>
   return decoded.right;
 }
 
-function isZlibError(error: unknown): error is Error & { code: string } {
-  const code = (error as { code?: unknown } | null)?.code;
-  return error instanceof Error && typeof code === "string" && code.startsWith("Z_");
+/** An error of the stream that decodes a Content-Encoding: no HTTP status, a numeric errno. */
+function isDecompressionError(ctx: Context, error: unknown): error is Error {
+  const encoded = (ctx.get("content-encoding") || "identity").toLowerCase() !== "identity";
+  const { errno, status } = (error ?? {}) as { errno?: unknown; status?: unknown };
+  return encoded && error instanceof Error && typeof errno === "number" && status === undefined;
 }
 
 async function noop(_next?: Next): Promise<void> {

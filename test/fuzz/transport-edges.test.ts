@@ -8,7 +8,7 @@
  * client for the rest.
  */
 import * as net from "node:net";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanup, startDaemon } from "../http/daemon-harness";
 import type { RunningDaemon } from "../http/daemon-harness";
@@ -72,16 +72,19 @@ describe("compressed request bodies", () => {
     const json = JSON.stringify({ name: "plain", class: "organizationalUnit" });
     expectEnvelope(await create("gzip", json), 400, "bad-request");
     expectEnvelope(await create("deflate", json), 400, "bad-request");
+    expectEnvelope(await create("br", json), 400, "bad-request");
     const truncated = gzipSync(json).subarray(0, 12);
     expectEnvelope(await create("gzip", truncated), 400, "bad-request");
     expect(daemon.output()).not.toMatch(/BUG/);
   });
 
-  it("a gzip body that decompresses is accepted", async () => {
-    const json = JSON.stringify({ name: "zipped", class: "organizationalUnit" });
-    const r = await create("gzip", gzipSync(json));
+  it("gzip and brotli bodies that decompress are accepted", async () => {
+    const gzipped = JSON.stringify({ name: "zipped", class: "organizationalUnit" });
+    const r = await create("gzip", gzipSync(gzipped));
     expect(r.status).toBe(201);
     expect(JSON.parse(r.text).name).toBe("zipped");
+    const brotli = JSON.stringify({ name: "brotli", class: "organizationalUnit" });
+    expect((await create("br", brotliCompressSync(brotli))).status).toBe(201);
   });
 });
 
