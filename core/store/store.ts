@@ -78,6 +78,10 @@ export class Store {
     return [...(this.aliveByName.get(parent)?.get(folded) ?? [])];
   }
 
+  aliveNamedCount(parent: Guid, folded: string): number {
+    return this.aliveByName.get(parent)?.get(folded)?.size ?? 0;
+  }
+
   referencedBy(target: Guid): BackRef[] {
     const out: BackRef[] = [];
     const sources = this.backRefs.get(target);

@@ -60,6 +60,10 @@ export class EffectiveView {
   }
 
   hasAliveChildren(parent: Guid): boolean {
+    // Fast path: most objects have no stored children and are not /LostAndFound.
+    if (!this.dir.store.hasChildren(parent) && parent !== this.dir.landmarks()?.lostAndFound) {
+      return false;
+    }
     return this.aliveChildren(parent).length > 0;
   }
 
@@ -135,6 +139,10 @@ export class EffectiveView {
     const plain = { effectiveName: name, conflicted: false };
     if (parent === null || record.existence.stage !== "alive") return plain;
     const folded = fold(name);
+    // Fast path: alone under its stored name, in the place it is stored.
+    if (parent === record.placement.parent && parent !== this.dir.landmarks()?.lostAndFound) {
+      if (this.dir.store.aliveNamedCount(parent, folded) <= 1) return plain;
+    }
     const rivals = this.siblingsNamed(parent, folded, record);
     if (rivals.length === 0) return plain;
     const earliest = [record, ...rivals].reduce((a, b) => (earlierClaim(b, a) ? b : a));

@@ -1,4 +1,4 @@
-import { compareCaseless } from "../naming";
+import { compareCaseless, compareCodePoints, fold } from "../naming";
 import { surfaceOf } from "../schema";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import { presentValues } from "../store/record";
@@ -129,10 +129,20 @@ export function renderChild(view: EffectiveView, record: ObjectRecord): ChildSum
   };
 }
 
+/** Child summaries in caseless name order; each name is folded once, not per comparison. */
 export function renderChildren(view: EffectiveView, parent: ObjectRecord): ChildSummary[] {
   return view
     .aliveChildren(parent.id)
-    .map((r) => renderChild(view, r))
-    .sort((a, b) => compareCaseless(a.name, b.name) || (a.id < b.id ? -1 : 1));
+    .map((r) => {
+      const summary = renderChild(view, r);
+      return { summary, key: fold(summary.name) };
+    })
+    .sort(
+      (a, b) =>
+        compareCodePoints(a.key, b.key) ||
+        compareCodePoints(a.summary.name, b.summary.name) ||
+        (a.summary.id < b.summary.id ? -1 : 1),
+    )
+    .map((x) => x.summary);
 }
 
