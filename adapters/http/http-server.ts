@@ -47,8 +47,13 @@ function closeServer(server: http.Server): Promise<void> {
  * that are not HTTP, a header timeout) never reaches Koa, and Node's own answer is a bare
  * status line. This gives it the same `{error, message}` JSON envelope as every other non-2xx
  * answer, then closes the connection, as Node does. Like Node, it writes nothing when the
- * socket is gone or a response on it has already started. An answer to HEAD has no body: the
- * client would read the body as the start of a next response.
+ * socket is gone or a response on it has already started.
+ *
+ * An answer to HEAD must have no body (a client would read it as the start of a next
+ * response). The parser fails before it reports the method, so the method is read from the
+ * start of the chunk it failed in; when that chunk is not the start of the request (a long
+ * request line can arrive in several reads) the method is unknown and the answer, like
+ * Node's, has no body.
  */
 function answerClientError(
   error: Error & { code?: string; rawPacket?: Buffer },
@@ -66,13 +71,16 @@ function answerClientError(
         ? "request-timeout"
         : "bad-request";
   const status = transportStatus[code];
-  const body = JSON.stringify({ error: code, message: `unparseable HTTP request (${error.code})` });
-  const head = error.rawPacket?.subarray(0, 5).toString("latin1") === "HEAD ";
+  const method = /^([A-Z]+) /.exec(error.rawPacket?.subarray(0, 16).toString("latin1") ?? "");
+  const body =
+    method === null || method[1] === "HEAD"
+      ? ""
+      : JSON.stringify({ error: code, message: `unparseable HTTP request (${error.code})` });
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ""}\r\n` +
-      "Content-Type: application/json; charset=utf-8\r\n" +
+      (body === "" ? "" : "Content-Type: application/json; charset=utf-8\r\n") +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       "Connection: close\r\n\r\n" +
-      (head ? "" : body),
+      body,
   );
 }
