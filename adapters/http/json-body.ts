@@ -35,9 +35,17 @@ export async function readJsonBody<A>(ctx: Context, codec: t.Decoder<unknown, A>
   try {
     await parseJson(ctx, noop);
   } catch (error) {
-    // The decompressor's errors (zlib's Z_*, brotli's) carry no HTTP status, so a body that
-    // does not match its Content-Encoding would otherwise reach the envelope as a bug (500);
-    // it is the client's mistake.
+    // A body abandoned half-read (its decoder failed, or it inflated past the bound) is left
+    // unread, and Node does not drain a request that was being consumed: the keep-alive
+    // connection would stall until its idle timeout and close with a reset. Discard the rest
+    // so the connection serves the next request.
+    if (!ctx.req.complete) {
+      ctx.req.unpipe();
+      ctx.req.resume();
+    }
+    // The decoder's errors (zlib's Z_*, brotli's) carry no HTTP status, so a body that does
+    // not match its Content-Encoding would otherwise reach the envelope as a bug (500); it is
+    // the client's mistake.
     if (isDecompressionError(ctx, error)) {
       const message = `body does not decode as ${ctx.get("content-encoding")}: ${error.message}`;
       throw new TransportError("bad-request", message);

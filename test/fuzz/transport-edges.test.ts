@@ -79,6 +79,38 @@ describe("compressed request bodies", () => {
     expect(daemon.output()).not.toMatch(/BUG/);
   });
 
+  it("after a body abandoned half-read, the same connection serves on", async () => {
+    // One socket, so that the next request must reuse the connection of the failed one.
+    const single = new KeepAliveClient(daemon.url, 1);
+    try {
+      const root = JSON.parse((await single.request({ method: "GET", path: "/api/root" })).text);
+      for (const encoding of ["deflate", "gzip", "br"]) {
+        const failed = await single.request({
+          method: "PUT",
+          path: `/api/objects/${root.id}/attributes/description`,
+          headers: { "content-type": "application/json", "content-encoding": encoding },
+          body: "x".repeat(1024 * 1024),
+        });
+        expectEnvelope(failed, 400, "bad-request");
+        const next = await single.request({ method: "GET", path: "/api/root" });
+        expect(next.status).toBe(200);
+      }
+      // A small gzip body that inflates beyond the body bound is cut off mid-stream.
+      const bomb = gzipSync(Buffer.alloc(9 * 1024 * 1024, 0x20));
+      const padding = Buffer.from("x".repeat(512 * 1024));
+      const cut = await single.request({
+        method: "PUT",
+        path: `/api/objects/${root.id}/attributes/description`,
+        headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        body: Buffer.concat([bomb, padding]),
+      });
+      expectEnvelope(cut, 413, "payload-too-large");
+      expect((await single.request({ method: "GET", path: "/api/root" })).status).toBe(200);
+    } finally {
+      single.close();
+    }
+  });
+
   it("gzip and brotli bodies that decompress are accepted", async () => {
     const gzipped = JSON.stringify({ name: "zipped", class: "organizationalUnit" });
     const r = await create("gzip", gzipSync(gzipped));
