@@ -143,7 +143,6 @@ export class DirectoryNode {
       utd: this.replication.utd,
       watermarks: this.replication.watermarks,
     };
-    void nowMs;
   }
 
   root(nowMs: number): Result<ObjectPayload> {
