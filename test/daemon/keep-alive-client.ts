@@ -23,6 +23,21 @@ export interface RawResponse {
   readonly text: string;
 }
 
+/**
+ * A request failed at the transport level. `previous` names the request that used the same
+ * keep-alive connection before it (or null on a fresh one): when a server breaks a connection,
+ * the request before is usually the culprit.
+ */
+export class TransportFailure extends Error {
+  override readonly name = "TransportFailure";
+  constructor(
+    message: string,
+    readonly previous: string | null,
+  ) {
+    super(message);
+  }
+}
+
 /** The request got no complete response within its bound. */
 export class RequestTimeout extends Error {
   override readonly name = "RequestTimeout";
@@ -32,6 +47,7 @@ const defaultTimeoutMs = 10_000;
 
 export class KeepAliveClient {
   private readonly agent: http.Agent;
+  private readonly lastOnConnection = new WeakMap<object, string>();
   private readonly host: string;
   private readonly port: number;
 
@@ -74,7 +90,15 @@ export class KeepAliveClient {
         finish(error);
         outgoing.destroy(error);
       }, timeoutMs);
-      outgoing.on("error", (error) => finish(error));
+      let previous: string | null = null;
+      outgoing.on("socket", (socket) => {
+        previous = this.lastOnConnection.get(socket) ?? null;
+        const body = req.body === undefined ? "" : ` (${Buffer.byteLength(req.body)} bytes)`;
+        const headers = JSON.stringify(req.headers ?? {});
+        const line = `${req.method} ${req.path.slice(0, 200)} ${headers}${body}`;
+        this.lastOnConnection.set(socket, line);
+      });
+      outgoing.on("error", (error) => finish(new TransportFailure(error.message, previous)));
       outgoing.end(req.body);
     });
   }
