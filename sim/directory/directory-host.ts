@@ -1,5 +1,6 @@
 import { assert } from "../../core/assert";
 import type { Result } from "../../core/errors";
+import type { Guid } from "../../core/guid";
 import { DirectoryNode } from "../../core/node/directory-node";
 import type { ReplicationMessage } from "../../core/repl/messages";
 import type { ObjectRecord } from "../../core/store/record";
@@ -7,8 +8,9 @@ import { decodeRecord } from "../../core/store/record-codec";
 import { KvStore } from "../../core/wal/kv-store";
 import type { NodeContext, SimNodeHost } from "../world";
 import type { DirectoryOp } from "./directory-op";
-import { runOp } from "./run-op";
 import type { Ledger } from "./ledger";
+import { runOp } from "./run-op";
+import { Labels, runScriptOp } from "./run-script-op";
 
 /** Replication timing of the simulated nodes (virtual ms of the node's mono clock). */
 export interface ReplicationTiming {
@@ -38,6 +40,18 @@ export class Registry {
   }
 }
 
+/** What a host tells the scenario runner and the oracles; every hook is optional. */
+export interface HostHooks {
+  /** A pull cycle from `peer` completed; it started at true time `startedMs`. */
+  onPullDone?(simId: string, peer: string, startedMs: number): void;
+  /** Local GC purged these records. */
+  onPurged?(simId: string, ids: readonly Guid[]): void;
+  /** A scripted op finished with this result. */
+  onScriptResult?(index: number, simId: string, result: Result<unknown>): void;
+  /** A rule the host checks inline was broken (e.g. a write accepted while latched). */
+  onViolation?(text: string): void;
+}
+
 export interface HostOptions {
   readonly simId: string;
   readonly founder: boolean;
@@ -48,6 +62,10 @@ export interface HostOptions {
   readonly domainName: string;
   /** The world's true (virtual) time, for the ledger. */
   trueMs(): number;
+  /** Local GC on a timer of the node's mono clock; null: never. */
+  readonly gcEveryMs?: number | null;
+  readonly labels?: Labels;
+  readonly hooks?: HostHooks;
 }
 
 /**
@@ -56,10 +74,23 @@ export interface HostOptions {
  */
 export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryOp> {
   node: DirectoryNode | null = null;
+  /** Scripted: while true, timers fire but this node starts no pull (replication paused). */
+  pullsPaused = false;
+  /** Set whenever the node was seen rollback-latched after an event (for expectations). */
+  latchSeen = false;
   private store: KvStore | null = null;
   private pullStartedMono = new Map<string, number>();
+  /** True time at which the pull cycle under way from each peer started. */
+  private cycleStartedTrue = new Map<string, number>();
+  /** Mono time at which each peer's pull timer is due. */
+  private pullDueMono = new Map<string, number>();
+  private readonly labels: Labels;
+  private readonly hooks: HostHooks;
 
-  constructor(readonly options: HostOptions) {}
+  constructor(readonly options: HostOptions) {
+    this.labels = options.labels ?? new Labels();
+    this.hooks = options.hooks ?? {};
+  }
 
   onStart(ctx: NodeContext<ReplicationMessage>): void {
     this.boot(ctx);
@@ -73,15 +104,19 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     this.node = null;
     this.store = null;
     this.pullStartedMono.clear();
+    this.cycleStartedTrue.clear();
+    this.pullDueMono.clear();
   }
 
   onTimer(ctx: NodeContext<ReplicationMessage>, name: string): void {
     const node = this.node;
-    if (node === null || !name.startsWith("pull:")) return;
+    if (node === null) return;
+    if (name === "gc") return this.runGc(ctx, node);
+    if (!name.startsWith("pull:")) return;
     const peer = name.slice("pull:".length);
     this.armPull(ctx, peer, this.options.timing.pullEveryMs);
     const peerGuid = this.options.registry.nodeIdOf.get(peer);
-    if (peerGuid === undefined) return;
+    if (peerGuid === undefined || this.pullsPaused) return;
     const started = this.pullStartedMono.get(peer);
     if (node.replicator.isPulling(peerGuid)) {
       if (started !== undefined && ctx.monoMs() - started < this.options.timing.pullTimeoutMs) return;
@@ -95,6 +130,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       return;
     }
     this.pullStartedMono.set(peer, ctx.monoMs());
+    this.cycleStartedTrue.set(peer, this.options.trueMs());
     ctx.send(peer, req);
   }
 
@@ -105,22 +141,14 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       case "pull": {
         const batch = node.replicator.answer(msg, ctx.wallMs());
         this.persist(ctx);
+        this.noteLatch(node);
         ctx.send(from, batch);
         return;
       }
-      case "batch": {
-        const next = node.replicator.receive(msg, ctx.wallMs());
-        this.persist(ctx);
-        if (next !== null) {
-          this.pullStartedMono.set(from, ctx.monoMs());
-          ctx.send(from, next);
-        } else {
-          ctx.trace("pull-done", `${from} usn=${node.dir.usn}`);
-        }
-        return;
-      }
+      case "batch":
+        return this.onBatch(ctx, node, from, msg);
       case "hint":
-        this.armPull(ctx, from, this.options.timing.hintDelayMs);
+        this.armPull(ctx, from, this.options.timing.hintDelayMs, true);
         return;
     }
   }
@@ -129,14 +157,60 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     const node = this.node;
     if (node === null) return;
     const usnBefore = node.dir.usn;
-    const result: Result<unknown> = runOp(node, op, ctx.wallMs());
+    const latched = node.dir.rollbackLatched;
+    const result: Result<unknown> =
+      op.kind === "script"
+        ? runScriptOp(node, this.labels, op.op, ctx.wallMs())
+        : runOp(node, op, ctx.wallMs(), this.labels.protectedIds);
     const written = this.persist(ctx);
-    this.options.ledger.count(op.kind, result.ok ? "ok" : result.code);
-    ctx.trace("op", `${op.kind} ${result.ok ? "ok" : result.code}`);
+    const kind = op.kind === "script" ? op.op.verb : op.kind;
+    this.options.ledger.count(kind, result.ok ? "ok" : result.code);
+    ctx.trace("op", `${kind} ${result.ok ? "ok" : result.code}`);
+    if (op.kind === "script") this.hooks.onScriptResult?.(op.index, this.options.simId, result);
     if (!result.ok) return;
+    if (latched && node.dir.usn !== usnBefore && kind !== "gc") {
+      this.hooks.onViolation?.(`${this.options.simId} accepted a ${kind} while rollback-latched`);
+    }
     // Acknowledged only now that the batch is durable: record what the client was promised.
-    for (const record of written) this.ackAtoms(ctx, record, usnBefore);
+    for (const record of written) this.ackAtoms(ctx, record, usnBefore, kind === "restore");
     for (const peer of this.options.peers) ctx.send(peer, { type: "hint", from: node.dir.nodeId });
+  }
+
+  private onBatch(
+    ctx: NodeContext<ReplicationMessage>,
+    node: DirectoryNode,
+    from: string,
+    msg: Extract<ReplicationMessage, { type: "batch" }>,
+  ): void {
+    const pulling = node.replicator.isPulling(msg.from);
+    const next = node.replicator.receive(msg, ctx.wallMs());
+    this.persist(ctx);
+    this.noteLatch(node);
+    if (next !== null) {
+      this.pullStartedMono.set(from, ctx.monoMs());
+      ctx.send(from, next);
+      return;
+    }
+    ctx.trace("pull-done", `${from} usn=${node.dir.usn}`);
+    if (pulling && !node.replicator.isPulling(msg.from)) {
+      this.hooks.onPullDone?.(this.options.simId, from, this.cycleStartedTrue.get(from) ?? 0);
+    }
+  }
+
+  private noteLatch(node: DirectoryNode): void {
+    if (node.dir.rollbackLatched) this.latchSeen = true;
+  }
+
+  private runGc(ctx: NodeContext<ReplicationMessage>, node: DirectoryNode): void {
+    const every = this.options.gcEveryMs ?? null;
+    assert(every !== null, "a gc timer fires only when GC is configured");
+    ctx.setTimer("gc", every);
+    const tombstones: Guid[] = [];
+    for (const r of node.dir.store.all()) if (r.existence.stage !== "alive") tombstones.push(r.id);
+    node.gc(ctx.wallMs());
+    this.persist(ctx);
+    const purged = tombstones.filter((id) => node.dir.get(id) === undefined);
+    if (purged.length > 0) this.hooks.onPurged?.(this.options.simId, purged.sort());
   }
 
   private boot(ctx: NodeContext<ReplicationMessage>): void {
@@ -154,10 +228,20 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     for (const peer of this.options.peers) {
       this.armPull(ctx, peer, ctx.prng.int(0, this.options.timing.pullJitterMs));
     }
+    const gcEvery = this.options.gcEveryMs ?? null;
+    if (gcEvery !== null) ctx.setTimer("gc", gcEvery);
   }
 
-  private armPull(ctx: NodeContext<ReplicationMessage>, peer: string, afterMs: number): void {
+  /**
+   * (Re)arms the pull timer of `peer`. A hint only ever brings the pull forward: were it to
+   * re-arm a later time, a steady stream of hints would postpone the pull indefinitely.
+   */
+  private armPull(ctx: NodeContext<ReplicationMessage>, peer: string, afterMs: number, hint = false): void {
     const jitter = ctx.prng.int(0, this.options.timing.pullJitterMs);
+    const dueMs = ctx.monoMs() + afterMs + jitter;
+    const armed = this.pullDueMono.get(peer);
+    if (hint && armed !== undefined && armed <= dueMs) return;
+    this.pullDueMono.set(peer, dueMs);
     ctx.setTimer(`pull:${peer}`, afterMs + jitter);
   }
 
@@ -179,7 +263,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     return out;
   }
 
-  private ackAtoms(ctx: NodeContext<ReplicationMessage>, record: ObjectRecord, usnBefore: number): void {
+  private ackAtoms(ctx: NodeContext<ReplicationMessage>, record: ObjectRecord, usnBefore: number, restore: boolean): void {
     const ack = (atom: string, stamp: ObjectRecord["existence"]["stamp"]): void => {
       if (stamp.localUsn <= usnBefore) return;
       this.options.ledger.ack({
@@ -192,6 +276,9 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       });
     };
     ack("existence", record.existence.stamp);
+    if (restore && record.existence.stamp.localUsn > usnBefore && record.existence.stage === "alive") {
+      this.options.ledger.noteRestore(record.id, record.existence.stamp);
+    }
     ack("placement", record.placement.stamp);
     for (const [name, atoms] of record.attrs) {
       for (const a of atoms.values()) ack(`attr\u0000${name}\u0000${a.key ?? ""}`, a.stamp);

@@ -1,7 +1,10 @@
+import type { ScriptOp } from "./script-op";
+
 /**
  * Client operations the simulated workload sends to a node. Targets are abstract `pick`
  * numbers that the receiving node resolves against its own current view (sorted ids), so the
- * workload needs no global knowledge and stays deterministic.
+ * workload needs no global knowledge and stays deterministic. A `script` op is a scenario
+ * step instead: it names its targets and reports its outcome back to the script runner.
  */
 export type DirectoryOp =
   | { readonly kind: "create"; readonly pick: number; readonly name: string; readonly className: "organizationalUnit" | "user" | "group" }
@@ -13,6 +16,7 @@ export type DirectoryOp =
   | { readonly kind: "delete"; readonly pick: number }
   | { readonly kind: "restore"; readonly pick: number }
   | { readonly kind: "shred"; readonly pick: number }
-  | { readonly kind: "schema"; readonly namespace: string; readonly attribute: string };
+  | { readonly kind: "schema"; readonly namespace: string; readonly attribute: string }
+  | { readonly kind: "script"; readonly op: ScriptOp; readonly index: number };
 
-export type DirectoryOpKind = DirectoryOp["kind"];
+export type DirectoryOpKind = Exclude<DirectoryOp["kind"], "script">;

@@ -2,10 +2,12 @@ import type { DirectoryNode } from "../../core/node/directory-node";
 import type { ReplicationMessage } from "../../core/repl/messages";
 import type { FaultConfig } from "../faults";
 import { World } from "../world";
+import type { LifecycleEvent } from "../world";
 import type { DirectoryOp } from "./directory-op";
 import { DirectoryHost, Registry, defaultTiming } from "./directory-host";
-import type { ReplicationTiming } from "./directory-host";
+import type { HostHooks, ReplicationTiming } from "./directory-host";
 import { Ledger } from "./ledger";
+import { Labels } from "./run-script-op";
 import type { OpMix } from "./workload";
 import { directoryWorkload } from "./workload";
 
@@ -18,6 +20,16 @@ export interface DirectoryWorldOptions {
   readonly timing?: ReplicationTiming;
   readonly keepTrace?: boolean;
   readonly traceRingLines?: number;
+  /** Local GC on every node every this many ms of its mono clock (default: never). */
+  readonly gcEveryMs?: number | null;
+  /** Scenario labels shared by every host (scripted ops bind and resolve them). */
+  readonly labels?: Labels;
+  readonly hooks?: HostHooks;
+  /** Cheap whole-state checkers run after every event (World `invariants`). */
+  invariants?(): readonly string[];
+  /** Told of every lifecycle event after the ledger saw it. */
+  observe?(event: LifecycleEvent): void;
+  readonly maxEvents?: number;
 }
 
 export interface DirectoryWorld {
@@ -25,6 +37,7 @@ export interface DirectoryWorld {
   readonly hosts: ReadonlyMap<string, DirectoryHost>;
   readonly ledger: Ledger;
   readonly registry: Registry;
+  readonly labels: Labels;
   /** The running nodes (a crashed node is absent until it restarts). */
   nodes(): Map<string, DirectoryNode>;
 }
@@ -34,6 +47,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
   const ids = Array.from({ length: options.nodeCount }, (_, i) => `n${i + 1}`);
   const ledger = new Ledger();
   const registry = new Registry();
+  const labels = options.labels ?? new Labels();
   const hosts = new Map<string, DirectoryHost>();
   const world = new World<ReplicationMessage, DirectoryOp>({
     seed: options.seed,
@@ -48,6 +62,9 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
         timing: options.timing ?? defaultTiming,
         domainName: "sim.example",
         trueMs: () => world.timeMs,
+        gcEveryMs: options.gcEveryMs ?? null,
+        labels,
+        ...(options.hooks ? { hooks: options.hooks } : {}),
       });
       hosts.set(id, host);
       return host;
@@ -62,13 +79,17 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
       if (event.kind === "rollback" && event.node !== null && event.imageTimeMs !== undefined) {
         ledger.forgiveRolledBack(event.node, event.imageTimeMs, event.timeMs);
       }
+      options.observe?.(event);
     },
+    ...(options.invariants ? { invariants: options.invariants } : {}),
+    ...(options.maxEvents !== undefined ? { maxEvents: options.maxEvents } : {}),
   });
   return {
     world,
     hosts,
     ledger,
     registry,
+    labels,
     nodes() {
       const out = new Map<string, DirectoryNode>();
       for (const [id, host] of hosts) if (host.node !== null) out.set(id, host.node);

@@ -20,6 +20,13 @@ export class Ledger {
   readonly acked: AckedAtom[] = [];
   /** Counts per op kind and outcome code, for run summaries. */
   readonly outcomes = new Map<string, number>();
+  /**
+   * Existence stamps written by acknowledged restores, per object (`version/atMs/origin`).
+   * Never forgiven: a restore that a rollback later erased on its node still happened, and
+   * its stamp may live on elsewhere. The no-resurrection oracle accepts deleted -> alive only
+   * through one of these.
+   */
+  private readonly restoreStamps = new Set<string>();
 
   ack(atom: AckedAtom): void {
     this.acked.push(atom);
@@ -37,8 +44,20 @@ export class Ledger {
     }
   }
 
+  noteRestore(objectId: string, stamp: Stamp): void {
+    this.restoreStamps.add(restoreKey(objectId, stamp));
+  }
+
+  isRestore(objectId: string, stamp: Stamp): boolean {
+    return this.restoreStamps.has(restoreKey(objectId, stamp));
+  }
+
   count(kind: string, outcome: string): void {
     const key = `${kind}:${outcome}`;
     this.outcomes.set(key, (this.outcomes.get(key) ?? 0) + 1);
   }
+}
+
+function restoreKey(objectId: string, stamp: Stamp): string {
+  return `${objectId} ${stamp.version}/${stamp.atMs}/${stamp.origin}`;
 }

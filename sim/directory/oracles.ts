@@ -4,6 +4,9 @@ import type { ObjectRecord } from "../../core/store/record";
 import { compareStamps } from "../../core/store/stamp";
 import type { Stamp } from "../../core/store/stamp";
 import { EffectiveView } from "../../core/view/effective-view";
+import { isGhost } from "../../core/ops/gates";
+import { rollbackEvidence } from "../../core/repl/rollback";
+import { ownVector } from "../../core/repl/vectors";
 import type { Ledger } from "./ledger";
 
 const st = (s: Stamp): string => `${s.version}/${s.atMs}/${s.origin.slice(0, 8)}`;
@@ -61,19 +64,28 @@ export function convergenceViolations(nodes: ReadonlyMap<string, DirectoryNode>)
   const refView = viewDigest(ref);
   const refSchema = schemaDigest(ref);
   for (const [id, node] of entries.slice(1)) {
-    if (atomDigest(node) !== refAtoms) out.push(`atoms of ${id} differ from ${refId}: ${firstDiff(atomDigest(node), refAtoms)}`);
+    if (atomDigest(node) !== refAtoms) out.push(`atoms of ${id} differ from ${refId}: ${firstDiff(atomDigest(node), refAtoms, id, refId)}`);
     else if (viewDigest(node) !== refView) out.push(`effective view of ${id} differs from ${refId}`);
     if (schemaDigest(node) !== refSchema) out.push(`schema of ${id} differs from ${refId}`);
   }
   return out;
 }
 
-function firstDiff(a: string, b: string): string {
-  const x = a.split("\n");
-  const y = b.split("\n");
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    if (x[i] !== y[i]) return `line ${i}: ${x[i] ?? "<none>"} vs ${y[i] ?? "<none>"}`;
+/** The first difference between two digests (one line per object, led by its id). */
+function firstDiff(a: string, b: string, nameA: string, nameB: string): string {
+  const byId = (digest: string): Map<string, string> => {
+    const out = new Map<string, string>();
+    for (const line of digest.split("\n")) out.set(line.slice(0, line.indexOf(" ")), line);
+    return out;
+  };
+  const x = byId(a);
+  const y = byId(b);
+  for (const [id, line] of x) {
+    const other = y.get(id);
+    if (other === undefined) return `only ${nameA} holds ${line}`;
+    if (other !== line) return `${line} vs ${other}`;
   }
+  for (const [id, line] of y) if (!x.has(id)) return `only ${nameB} holds ${line}`;
   return "same";
 }
 
@@ -103,17 +115,31 @@ export function treeViolations(simId: string, node: DirectoryNode): string[] {
   return out;
 }
 
+export interface DurabilityScope {
+  /** Whether `simId`'s GC purged the object (then its absence is legitimate). */
+  purged?(simId: string, objectId: string): boolean;
+  /** Only acks made by these nodes are judged (null: all). */
+  readonly ackedBy?: ReadonlySet<string> | null;
+}
+
 /**
  * Oracle 2: every acknowledged atom is on every node with its stamp or a higher one; its
- * object may be missing only when that node purged a tombstone.
+ * object may be missing only when that node purged a tombstone (known exactly when the scope
+ * says what each node purged, else whenever the node ever ran GC).
  */
-export function durabilityViolations(ledger: Ledger, nodes: ReadonlyMap<string, DirectoryNode>): string[] {
+export function durabilityViolations(
+  ledger: Ledger,
+  nodes: ReadonlyMap<string, DirectoryNode>,
+  scope: DurabilityScope = {},
+): string[] {
   const out: string[] = [];
   for (const ack of ledger.acked) {
+    if (scope.ackedBy != null && !scope.ackedBy.has(ack.node)) continue;
     for (const [simId, node] of nodes) {
       const r = node.dir.get(ack.objectId);
       if (r === undefined) {
-        if (node.purgeHorizonMs === null) out.push(`${simId} lacks ${ack.objectId} acked by ${ack.node}`);
+        const excused = scope.purged ? scope.purged(simId, ack.objectId) : node.purgeHorizonMs !== null;
+        if (!excused) out.push(`${simId} lacks ${ack.objectId} acked by ${ack.node}`);
         continue;
       }
       const held = heldStamp(r, ack.atom);
@@ -135,4 +161,44 @@ function heldStamp(r: ObjectRecord, atom: string): Stamp | null {
   const [, name, key] = atom.split("\u0000");
   const a = r.attrs.get(name ?? "")?.get(key ?? "");
   return a?.stamp ?? null;
+}
+
+/**
+ * Oracle 5 (per node, at the end): no definition is quarantined for want of a dependency, and
+ * no alive object is a ghost of a class the node lacks. Quarantine that no delivery can lift
+ * stays legitimate: a caseless duplicate name (two nodes defined the same namespace or
+ * definition concurrently; the lowest id wins, the rest wait), a deleted namespace, and what
+ * waits on those.
+ */
+export function schemaViolations(simId: string, node: DirectoryNode): string[] {
+  const out: string[] = [];
+  const quarantined = new Set(node.dir.schema.quarantined.map((q) => q.id));
+  for (const q of node.dir.schema.quarantined) {
+    if (/^waiting for \S+ \S+$/u.test(q.reason)) out.push(`${simId}: ${q.name} (${q.id}) still quarantined: ${q.reason}`);
+  }
+  if (node.dir.landmarks() === null) return out;
+  for (const r of node.dir.store.all()) {
+    if (r.existence.stage !== "alive" || !isGhost(node.dir, r) || quarantined.has(r.existence.classId)) continue;
+    out.push(`${simId}: ${r.id} is still a ghost (${r.existence.className})`);
+  }
+  return out;
+}
+
+/**
+ * Oracle 6 (at the end, after the heal): no node is still latched, and no node's vector still
+ * holds evidence against another that the other has not acted upon (a rolled-back node that
+ * a partner could expose was detected).
+ */
+export function rollbackViolations(nodes: ReadonlyMap<string, DirectoryNode>): string[] {
+  const out: string[] = [];
+  const entries = [...nodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+  for (const [simId, node] of entries) {
+    if (node.dir.rollbackLatched) out.push(`${simId} is still rollback-latched after the heal`);
+    for (const [otherId, other] of entries) {
+      if (otherId === simId) continue;
+      const evidence = rollbackEvidence(node.dir, node.replication, ownVector(other.dir, other.replication));
+      if (evidence.length > 0) out.push(`${otherId} holds evidence that ${simId} was rolled back, not acted upon`);
+    }
+  }
+  return out;
 }

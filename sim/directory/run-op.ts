@@ -5,97 +5,116 @@ import type { ObjectRecord } from "../../core/store/record";
 import type { DirectoryOp } from "./directory-op";
 
 const workloadClasses = new Set(["organizationalUnit", "user", "group"]);
+const noIds: ReadonlySet<string> = new Set();
 
-/** Alive workload objects (plus the root for parents), sorted by id: what picks index into. */
-function candidates(node: DirectoryNode, test: (r: ObjectRecord) => boolean): ObjectRecord[] {
-  const out: ObjectRecord[] = [];
-  for (const r of node.dir.store.all()) if (test(r)) out.push(r);
-  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+export type WorkloadOp = Exclude<DirectoryOp, { kind: "script" }>;
+
+/**
+ * What picks index into on one node: objects passing a test, sorted by id. Objects a scenario
+ * script labelled (`excluded`) are left out, so the random workload never disturbs what the
+ * script checks; with nothing excluded the lists are exactly the node's objects.
+ */
+class Picker {
+  constructor(
+    readonly node: DirectoryNode,
+    private readonly excluded: ReadonlySet<string>,
+  ) {}
+
+  candidates(test: (r: ObjectRecord) => boolean): ObjectRecord[] {
+    const out: ObjectRecord[] = [];
+    for (const r of this.node.dir.store.all()) if (test(r) && !this.excluded.has(r.id)) out.push(r);
+    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  aliveWork(): ObjectRecord[] {
+    return this.candidates((r) => r.existence.stage === "alive" && !r.existence.system && workloadClasses.has(r.existence.className));
+  }
+
+  /** Alive organizational units, then the root (parents for creates and moves). */
+  containers(): ObjectRecord[] {
+    const root = this.node.dir.landmarks()?.root;
+    return this.candidates(
+      (r) => r.existence.stage === "alive" && (r.id === root || r.existence.className === "organizationalUnit") && !r.existence.system,
+    ).concat(root === undefined ? [] : this.candidates((r) => r.id === root));
+  }
 }
 
 function pickOf<T>(list: readonly T[], pick: number): T | undefined {
   return list.length === 0 ? undefined : list[pick % list.length];
 }
 
-function aliveWork(node: DirectoryNode): ObjectRecord[] {
-  return candidates(node, (r) => r.existence.stage === "alive" && !r.existence.system && workloadClasses.has(r.existence.className));
-}
-
-function containers(node: DirectoryNode): ObjectRecord[] {
-  const root = node.dir.landmarks()?.root;
-  return candidates(
-    node,
-    (r) => r.existence.stage === "alive" && (r.id === root || r.existence.className === "organizationalUnit") && !r.existence.system,
-  ).concat(root === undefined ? [] : candidates(node, (r) => r.id === root));
-}
-
-/** Runs one workload op against the node at `nowMs` (the node's wall clock). */
-export function runOp(node: DirectoryNode, op: DirectoryOp, nowMs: number): Result<unknown> {
+/**
+ * Runs one workload op against the node at `nowMs` (the node's wall clock); objects in
+ * `protectedIds` are neither targets nor parents.
+ */
+export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, protectedIds: ReadonlySet<string> = noIds): Result<unknown> {
   if (node.dir.landmarks() === null) return refuse("no-root", "no root yet");
+  const p = new Picker(node, protectedIds);
   const none = (): Result<unknown> => ok(null);
   switch (op.kind) {
     case "create": {
-      const parent = pickOf(containers(node), op.pick);
+      const parent = pickOf(p.containers(), op.pick);
       if (parent === undefined) return none();
       const attributes = op.className === "user" ? { sid: [`S-${op.name}`] } : undefined;
       return node.create({ parent: parent.id, name: op.name, className: op.className, attributes }, nowMs);
     }
     case "rename": {
-      const target = pickOf(aliveWork(node), op.pick);
+      const target = pickOf(p.aliveWork(), op.pick);
       return target === undefined ? none() : node.move(target.id, { name: op.name }, nowMs);
     }
     case "move": {
-      const target = pickOf(aliveWork(node), op.pick);
-      const parent = pickOf(containers(node), op.parentPick);
+      const target = pickOf(p.aliveWork(), op.pick);
+      const parent = pickOf(p.containers(), op.parentPick);
       if (target === undefined || parent === undefined) return none();
       return node.move(target.id, { parent: parent.id }, nowMs);
     }
     case "describe": {
-      const target = pickOf(aliveWork(node), op.pick);
+      const target = pickOf(p.aliveWork(), op.pick);
       return target === undefined ? none() : node.putAttribute(target.id, "description", op.values, nowMs);
     }
     case "displayName": {
-      const target = pickOf(aliveWork(node), op.pick);
+      const target = pickOf(p.aliveWork(), op.pick);
       const values = op.value === null ? [] : [op.value];
       return target === undefined ? none() : node.putAttribute(target.id, "displayName", values, nowMs);
     }
     case "member":
-      return runMember(node, op, nowMs);
+      return runMember(p, op, nowMs);
     case "delete": {
-      const target = pickOf(aliveWork(node), op.pick);
+      const target = pickOf(p.aliveWork(), op.pick);
       return target === undefined ? none() : node.delete(target.id, nowMs);
     }
     case "restore": {
-      const dead = candidates(node, (r) => r.existence.stage === "deleted" && workloadClasses.has(r.existence.className));
+      const dead = p.candidates((r) => r.existence.stage === "deleted" && workloadClasses.has(r.existence.className));
       const target = pickOf(dead, op.pick);
       return target === undefined ? none() : node.restore(target.id, nowMs);
     }
     case "shred": {
-      const target = pickOf(aliveWork(node), op.pick);
+      const target = pickOf(p.aliveWork(), op.pick);
       return target === undefined ? none() : node.shred(target.id, nowMs);
     }
     case "schema":
-      return runSchema(node, op, nowMs);
+      return runSchema(p, op, nowMs);
   }
 }
 
-function runMember(node: DirectoryNode, op: Extract<DirectoryOp, { kind: "member" }>, nowMs: number): Result<unknown> {
-  const groups = candidates(node, (r) => r.existence.stage === "alive" && r.existence.className === "group");
+function runMember(p: Picker, op: Extract<DirectoryOp, { kind: "member" }>, nowMs: number): Result<unknown> {
+  const groups = p.candidates((r) => r.existence.stage === "alive" && r.existence.className === "group");
   const group = pickOf(groups, op.pick);
-  const member = pickOf(aliveWork(node), op.memberPick);
+  const member = pickOf(p.aliveWork(), op.memberPick);
   if (group === undefined || member === undefined) return ok(null);
   const current = [...(group.attrs.get("member")?.values() ?? [])]
     .filter((a) => a.present && a.value !== null)
     .map((a) => a.value as string);
   const next = op.add ? [...new Set([...current, member.id])] : current.filter((v) => v !== member.id);
-  return node.putAttribute(group.id, "member", next, nowMs);
+  return p.node.putAttribute(group.id, "member", next, nowMs);
 }
 
 /** Defines a namespaced attribute (creating the namespace when missing). */
-function runSchema(node: DirectoryNode, op: Extract<DirectoryOp, { kind: "schema" }>, nowMs: number): Result<unknown> {
+function runSchema(p: Picker, op: Extract<DirectoryOp, { kind: "schema" }>, nowMs: number): Result<unknown> {
+  const node = p.node;
   const schemaId = node.dir.landmarks()?.schema;
   if (schemaId === null || schemaId === undefined) return ok(null);
-  let ns = candidates(node, (r) => r.existence.stage === "alive" && r.existence.className === "schemaNamespace" && r.placement.name === op.namespace)[0];
+  let ns = p.candidates((r) => r.existence.stage === "alive" && r.existence.className === "schemaNamespace" && r.placement.name === op.namespace)[0];
   if (ns === undefined) {
     const made = node.create({ parent: schemaId, name: op.namespace, className: "schemaNamespace" }, nowMs);
     if (!made.ok) return made;

@@ -1,0 +1,88 @@
+import type { Guid } from "../../core/guid";
+import { compareExistence } from "../../core/merge/merge-order";
+import type { DirectoryNode } from "../../core/node/directory-node";
+import type { Existence } from "../../core/store/record";
+import type { Ledger } from "./ledger";
+
+interface NodeMemory {
+  /** The node's USN up to which its records were examined. */
+  seenUsn: number;
+  /** The highest existence (merge order) each object ever had on this node. */
+  readonly best: Map<Guid, Existence>;
+  /** Objects this node's GC purged. */
+  readonly purged: Set<Guid>;
+}
+
+/**
+ * Oracle 3, no resurrection, checked after every event and cheap enough for it: per node it
+ * examines only the records whose usnChanged moved since the last look. On each node:
+ * - the existence atom never goes back in the merge order (shredded absorbing, then stamps);
+ * - a shredded object never comes back alive or deleted;
+ * - deleted -> alive happens only through an acknowledged restore (its stamp is in the ledger);
+ * - an object the node's GC purged never comes back alive (no lingering objects).
+ * A node whose disk was rolled back starts a fresh memory: its older state is what the
+ * rollback oracle judges, not this one.
+ */
+export class ResurrectionOracle {
+  private readonly memory = new Map<string, NodeMemory>();
+
+  constructor(private readonly ledger: Ledger) {}
+
+  private of(simId: string): NodeMemory {
+    let m = this.memory.get(simId);
+    if (m === undefined) {
+      m = { seenUsn: 0, best: new Map(), purged: new Set() };
+      this.memory.set(simId, m);
+    }
+    return m;
+  }
+
+  rolledBack(simId: string): void {
+    this.memory.delete(simId);
+  }
+
+  notePurged(simId: string, ids: readonly Guid[]): void {
+    const m = this.of(simId);
+    for (const id of ids) {
+      m.purged.add(id);
+      m.best.delete(id);
+    }
+  }
+
+  wasPurged(simId: string, id: Guid): boolean {
+    return this.memory.get(simId)?.purged.has(id) ?? false;
+  }
+
+  /** Examines what changed on `node` since the last call; appends violations to `out`. */
+  check(simId: string, node: DirectoryNode, out: string[]): void {
+    const m = this.of(simId);
+    const usn = node.dir.usn;
+    if (usn === m.seenUsn) return;
+    // A node never reuses USNs; a lower counter means a restored disk: look at everything.
+    const from = usn < m.seenUsn ? 0 : m.seenUsn;
+    for (const { id } of node.dir.store.changedAfter(from, Number.MAX_SAFE_INTEGER)) {
+      const record = node.dir.get(id);
+      if (record !== undefined) this.examine(simId, m, id, record.existence, out);
+    }
+    m.seenUsn = usn;
+  }
+
+  private examine(simId: string, m: NodeMemory, id: Guid, now: Existence, out: string[]): void {
+    const before = m.best.get(id);
+    if (m.purged.has(id) && now.stage === "alive") {
+      out.push(`${simId}: ${id} came back alive after this node purged it (lingering object)`);
+    }
+    if (before !== undefined) {
+      if (compareExistence(now, before) < 0) {
+        out.push(`${simId}: existence of ${id} went back from ${before.stage} v${before.stamp.version} to ${now.stage} v${now.stamp.version}`);
+      }
+      if (before.stage === "shredded" && now.stage !== "shredded") {
+        out.push(`${simId}: shredded ${id} came back ${now.stage}`);
+      }
+      if (before.stage === "deleted" && now.stage === "alive" && !this.ledger.isRestore(id, now.stamp)) {
+        out.push(`${simId}: deleted ${id} came back alive without an acknowledged restore`);
+      }
+    }
+    if (before === undefined || compareExistence(now, before) >= 0) m.best.set(id, now);
+  }
+}

@@ -1,0 +1,169 @@
+import type { Result } from "../../core/errors";
+import { ok, refuse } from "../../core/errors";
+import type { Guid } from "../../core/guid";
+import type { DirectoryNode } from "../../core/node/directory-node";
+import { presentValues } from "../../core/store/record";
+import type { AttributeArg, DefinitionKind, Ref, ScriptOp, ValueArg } from "./script-op";
+
+/** Labels bound by scripted creates, shared by every node of a run (the script's memory). */
+export class Labels {
+  private readonly ids = new Map<string, Guid>();
+  /** Every labelled object: the random workload leaves them alone. */
+  readonly protectedIds = new Set<Guid>();
+
+  bind(label: string, id: Guid): void {
+    this.ids.set(label, id);
+    this.protectedIds.add(id);
+  }
+
+  idOf(label: string): Guid | undefined {
+    return this.ids.get(label);
+  }
+
+  entries(): Array<[string, Guid]> {
+    return [...this.ids.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+}
+
+const definitionClass: Readonly<Record<DefinitionKind, string>> = {
+  namespace: "schemaNamespace",
+  attribute: "attributeDefinition",
+  facet: "facetDefinition",
+  class: "classDefinition",
+  extension: "classExtension",
+};
+
+const attributeDefaults: ReadonlyArray<readonly [string, string]> = [
+  ["syntax", "string"],
+  ["singleValued", "true"],
+  ["matching", "caseless"],
+];
+
+/** Resolves a reference on this node: labels globally, paths on the node's effective view. */
+export function resolveRef(node: DirectoryNode, labels: Labels, ref: Ref, nowMs: number): Result<Guid> {
+  if ("label" in ref) {
+    const id = labels.idOf(ref.label);
+    return id === undefined ? refuse("no-such-object", `label @${ref.label} is not bound`) : ok(id);
+  }
+  const found = node.resolvePath(ref.path, nowMs);
+  return found.ok ? ok(found.value.id) : found;
+}
+
+function resolveValue(node: DirectoryNode, labels: Labels, value: ValueArg, nowMs: number): Result<string> {
+  return "ref" in value ? resolveRef(node, labels, value.ref, nowMs) : ok(value.literal);
+}
+
+function resolveAttributes(
+  node: DirectoryNode,
+  labels: Labels,
+  args: readonly AttributeArg[],
+  nowMs: number,
+): Result<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const arg of args) {
+    const list = out[arg.name] ?? [];
+    for (const v of arg.values) {
+      const resolved = resolveValue(node, labels, v, nowMs);
+      if (!resolved.ok) return resolved;
+      list.push(resolved.value);
+    }
+    out[arg.name] = list;
+  }
+  return ok(out);
+}
+
+/** Runs one scripted op on the node at `nowMs` (the node's wall clock); binds labels on create. */
+export function runScriptOp(node: DirectoryNode, labels: Labels, op: ScriptOp, nowMs: number): Result<unknown> {
+  const ref = (r: Ref): Result<Guid> => resolveRef(node, labels, r, nowMs);
+  switch (op.verb) {
+    case "create":
+    case "define":
+      return runCreate(node, labels, op, nowMs);
+    case "rename": {
+      const target = ref(op.target);
+      return target.ok ? node.move(target.value, { name: op.name }, nowMs) : target;
+    }
+    case "move": {
+      const target = ref(op.target);
+      const parent = ref(op.parent);
+      if (!target.ok) return target;
+      return parent.ok ? node.move(target.value, { parent: parent.value }, nowMs) : parent;
+    }
+    case "put": {
+      const target = ref(op.target);
+      if (!target.ok) return target;
+      const values: string[] = [];
+      for (const v of op.values) {
+        const resolved = resolveValue(node, labels, v, nowMs);
+        if (!resolved.ok) return resolved;
+        values.push(resolved.value);
+      }
+      return node.putAttribute(target.value, op.attribute, values, nowMs);
+    }
+    case "add":
+    case "remove":
+      return runAddRemove(node, labels, op, nowMs);
+    case "delete":
+    case "restore":
+    case "shred": {
+      const target = ref(op.target);
+      if (!target.ok) return target;
+      if (op.verb === "delete") return node.delete(target.value, nowMs);
+      return op.verb === "restore" ? node.restore(target.value, nowMs) : node.shred(target.value, nowMs);
+    }
+    case "config": {
+      const config = node.dir.landmarks()?.configuration ?? null;
+      if (config === null) return refuse("no-root", "no /Configuration yet");
+      return node.putAttribute(config, op.attribute, [String(op.seconds)], nowMs);
+    }
+    case "gc":
+      return node.gc(nowMs);
+  }
+}
+
+function runCreate(
+  node: DirectoryNode,
+  labels: Labels,
+  op: Extract<ScriptOp, { verb: "create" | "define" }>,
+  nowMs: number,
+): Result<unknown> {
+  const parent = resolveRef(node, labels, op.parent, nowMs);
+  if (!parent.ok) return parent;
+  const attributes = resolveAttributes(node, labels, op.attributes, nowMs);
+  if (!attributes.ok) return attributes;
+  let className: string;
+  if (op.verb === "define") {
+    className = definitionClass[op.kind];
+    const values = attributes.value;
+    if (op.kind !== "namespace") {
+      values["lifecycle"] ??= ["active"];
+      values["system"] ??= ["false"];
+    }
+    if (op.kind === "attribute") for (const [k, v] of attributeDefaults) values[k] ??= [v];
+  } else {
+    className = op.className;
+  }
+  const made = node.create({ parent: parent.value, name: op.name, className, attributes: attributes.value }, nowMs);
+  if (made.ok && op.label !== null) labels.bind(op.label, made.value.id);
+  return made;
+}
+
+function runAddRemove(
+  node: DirectoryNode,
+  labels: Labels,
+  op: Extract<ScriptOp, { verb: "add" | "remove" }>,
+  nowMs: number,
+): Result<unknown> {
+  const target = resolveRef(node, labels, op.target, nowMs);
+  if (!target.ok) return target;
+  const value = resolveValue(node, labels, op.value, nowMs);
+  if (!value.ok) return value;
+  const record = node.dir.get(target.value);
+  if (record === undefined) return refuse("no-such-object", `no object ${target.value}`);
+  const attr = node.dir.schema.attribute(op.attribute);
+  const name = attr?.name ?? op.attribute;
+  const current = presentValues(record, name).flatMap((a) => (a.value === null ? [] : [a.value]));
+  const next = op.verb === "add" ? [...current, value.value] : current.filter((v) => v !== value.value);
+  if (op.verb === "add" && current.includes(value.value)) return ok(null);
+  return node.putAttribute(target.value, op.attribute, next, nowMs);
+}

@@ -1,0 +1,76 @@
+import type { DirectoryNode } from "../../core/node/directory-node";
+import type { DirectoryWorld } from "../directory/directory-world";
+import {
+  atomDigest,
+  convergenceViolations,
+  durabilityViolations,
+  rollbackViolations,
+  schemaViolations,
+  treeViolations,
+} from "../directory/oracles";
+import type { ResurrectionOracle } from "../directory/resurrection-oracle";
+import type { Probes } from "./expectations";
+import { checkExpectation } from "./expectations";
+import type { RoundTracker } from "./round-tracker";
+import type { Scenario } from "./scenario";
+import { formatDuration } from "./scenario";
+
+const perOracleMax = 12;
+
+export interface FinishedRun {
+  readonly s: Scenario;
+  readonly dw: DirectoryWorld;
+  readonly judged: readonly string[];
+  readonly rounds: RoundTracker;
+  readonly oracle: ResurrectionOracle;
+  readonly probes: Probes;
+  readonly converged: { rounds: number; atMs: number } | null;
+  readonly healMs: number;
+}
+
+/**
+ * Oracle 1 as a predicate, cheapest test first: every judged node holds the same number of
+ * records before the full digests (atoms, effective view, schema) are compared.
+ */
+export function quickConverged(nodes: ReadonlyMap<string, DirectoryNode>): boolean {
+  let size = -1;
+  for (const node of nodes.values()) {
+    const n = node.dir.store.size;
+    if (size >= 0 && n !== size) return false;
+    size = n;
+  }
+  let first: string | null = null;
+  for (const node of nodes.values()) {
+    const digest = atomDigest(node);
+    if (first === null) first = digest;
+    else if (digest !== first) return false;
+  }
+  return convergenceViolations(nodes).length === 0;
+}
+
+/** Every oracle at the end of a run, then the scenario's expectations. */
+export function finalViolations(run: FinishedRun, judged: ReadonlyMap<string, DirectoryNode>): string[] {
+  const out: string[] = [];
+  const add = (oracle: string, list: readonly string[]): void => {
+    for (const v of list.slice(0, perOracleMax)) out.push(`${oracle}: ${v}`);
+    if (list.length > perOracleMax) out.push(`${oracle}: ... ${list.length - perOracleMax} more`);
+  };
+  const all = run.dw.nodes();
+  if (run.converged === null) {
+    const rounds = run.rounds.completed;
+    const elapsed = formatDuration(run.dw.world.timeMs - run.healMs);
+    add("liveness", [`no convergence within ${run.s.roundsMax} rounds (${rounds} completed, ${elapsed} after the heal)`]);
+    add("convergence", convergenceViolations(judged));
+  }
+  for (const [simId, node] of all) add("tree", treeViolations(simId, node));
+  const ackedBy = new Set(run.judged);
+  add("durability", durabilityViolations(run.dw.ledger, judged, { ackedBy, purged: (n, id) => run.oracle.wasPurged(n, id) }));
+  const resurrection: string[] = [];
+  for (const [simId, node] of all) run.oracle.check(simId, node, resurrection);
+  add("no-resurrection", resurrection);
+  for (const [simId, node] of judged) add("schema", schemaViolations(simId, node));
+  add("rollback", rollbackViolations(judged));
+  const ctx = { nodes: all, hosts: run.dw.hosts, judged: run.judged, labels: run.dw.labels, probes: run.probes };
+  for (const e of run.s.expects) add("expect", checkExpectation(e, ctx));
+  return out;
+}

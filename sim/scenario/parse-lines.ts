@@ -1,0 +1,281 @@
+import type { AttributeArg, DefinitionKind, Ref, ScriptOp, ValueArg } from "../directory/script-op";
+import { isErrorCode, parseDurationAt } from "./parse-values";
+import type { ExpectCheck, ExpectedStage, Expectation, OpOutcome, Step, StepAction } from "./scenario";
+import { ScenarioSyntaxError, bareStarts, splitAssignment } from "./tokenize";
+import type { Token } from "./tokenize";
+
+/**
+ * The timed steps (`at <time> ...`) and expectations (`expect ...`) of a scenario file.
+ * Grammar in scenarios/README.md.
+ */
+
+const definitionKinds: readonly DefinitionKind[] = ["namespace", "attribute", "facet", "class", "extension"];
+const stages: readonly ExpectedStage[] = ["alive", "deleted", "shredded", "absent"];
+
+class Cursor {
+  private index = 0;
+  constructor(
+    private tokens: readonly Token[],
+    readonly line: number,
+  ) {}
+
+  fail(message: string): never {
+    throw new ScenarioSyntaxError(this.line, message);
+  }
+
+  peek(): Token | undefined {
+    return this.tokens[this.index];
+  }
+
+  next(what: string): Token {
+    const t = this.tokens[this.index];
+    if (t === undefined) return this.fail(`missing ${what}`);
+    this.index++;
+    return t;
+  }
+
+  word(what: string): string {
+    return this.next(what).text;
+  }
+
+  done(): boolean {
+    return this.index >= this.tokens.length;
+  }
+
+  end(): void {
+    if (!this.done()) this.fail(`unexpected ${this.peek()?.text ?? ""}`);
+  }
+
+  /** Takes the trailing `<keyword> ...` part off the end when present. */
+  takeTail(keyword: string): Token[] | null {
+    for (let i = this.index; i < this.tokens.length; i++) {
+      const t = this.tokens[i]!;
+      if (t.text === keyword && t.bareLength === keyword.length) {
+        const tail = this.tokens.slice(i + 1);
+        this.tokens = this.tokens.slice(0, i);
+        return tail;
+      }
+    }
+    return null;
+  }
+}
+
+export function parseStep(args: readonly Token[], line: number): Step {
+  const c = new Cursor(args, line);
+  const atMs = parseDurationAt(c.word("time"), line);
+  const action = parseAction(c);
+  c.end();
+  return { atMs, line, action };
+}
+
+function parseAction(c: Cursor): StepAction {
+  const word = c.word("step");
+  switch (word) {
+    case "partition":
+      return { kind: "partition", groups: parseGroups(c) };
+    case "cut": {
+      const from = c.word("node");
+      if (c.word("->") !== "->") c.fail("expected cut A -> B");
+      return { kind: "cut", from, to: c.word("node") };
+    }
+    case "heal-network":
+      return { kind: "heal-network" };
+    case "crash": {
+      const node = c.word("node");
+      const opts = options(c, ["down", "torn"]);
+      return { kind: "crash", node, downMs: durationOption(opts, "down", 1000, c), torn: opts.has("torn") };
+    }
+    case "image":
+      return { kind: "image", node: c.word("node"), key: c.word("image key") };
+    case "rollback": {
+      const node = c.word("node");
+      const key = c.word("image key");
+      return { kind: "rollback", node, key, downMs: durationOption(options(c, ["down"]), "down", 500, c) };
+    }
+    case "clock": {
+      const node = c.word("node");
+      const delta = c.word("delta");
+      const sign = delta.startsWith("-") ? -1 : delta.startsWith("+") ? 1 : c.fail("clock delta needs + or -");
+      return { kind: "clock", node, deltaMs: sign * parseDurationAt(delta.slice(1), c.line) };
+    }
+    case "pause-pulls":
+    case "resume-pulls":
+      return { kind: word, node: c.word("node") };
+    default:
+      if (!/^n\d+$/u.test(word)) c.fail(`unknown step ${word}`);
+      return parseOpStep(word, c);
+  }
+}
+
+function parseGroups(c: Cursor): string[][] {
+  const groups: string[][] = [[]];
+  for (let guard = 0; !c.done() && guard < 1000; guard++) {
+    const t = c.word("node");
+    if (t === "|") groups.push([]);
+    else groups[groups.length - 1]!.push(...t.split(",").filter((s) => s !== ""));
+  }
+  if (groups.length < 2 || groups.some((g) => g.length === 0)) c.fail("partition needs groups: A B | C");
+  return groups;
+}
+
+function options(c: Cursor, allowed: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let guard = 0; !c.done() && guard < 100; guard++) {
+    const t = c.next("option");
+    const a = splitAssignment(t);
+    const key = a?.key ?? t.text;
+    if (!allowed.includes(key)) c.fail(`unknown option ${t.text}`);
+    out.set(key, a?.value.text ?? "");
+  }
+  return out;
+}
+
+function durationOption(opts: Map<string, string>, key: string, fallback: number, c: Cursor): number {
+  const text = opts.get(key);
+  return text === undefined ? fallback : parseDurationAt(text, c.line);
+}
+
+function parseOpStep(node: string, c: Cursor): StepAction {
+  const tail = c.takeTail("->");
+  let outcome: OpOutcome = "ok";
+  if (tail !== null) {
+    const word = tail.length === 1 ? tail[0]!.text : c.fail("expected `-> ok|any|<error-code>`");
+    if (word !== "ok" && word !== "any" && !isErrorCode(word)) c.fail(`unknown outcome ${word}`);
+    outcome = word as OpOutcome;
+  }
+  return { kind: "op", node, op: parseOp(c), outcome };
+}
+
+function parseOp(c: Cursor): ScriptOp {
+  const verb = c.word("verb");
+  switch (verb) {
+    case "create":
+    case "define":
+      return parseCreate(verb, c);
+    case "rename":
+      return { verb, target: ref(c), name: c.word("name") };
+    case "move":
+      return { verb, target: ref(c), parent: ref(c) };
+    case "put": {
+      const target = ref(c);
+      const attribute = c.word("attribute");
+      const values: ValueArg[] = [];
+      for (let guard = 0; !c.done() && guard < 1000; guard++) values.push(valueArg(c.next("value")));
+      return { verb, target, attribute, values };
+    }
+    case "add":
+    case "remove":
+      return { verb, target: ref(c), attribute: c.word("attribute"), value: valueArg(c.next("value")) };
+    case "delete":
+    case "restore":
+    case "shred":
+      return { verb, target: ref(c) };
+    case "config": {
+      const attribute = c.word("attribute");
+      if (attribute !== "maxTimeApart" && attribute !== "timeUntilShred") c.fail(`config sets maxTimeApart or timeUntilShred`);
+      const ms = parseDurationAt(c.word("duration"), c.line);
+      if (ms % 1000 !== 0) c.fail("config durations are whole seconds");
+      return { verb, attribute: attribute as "maxTimeApart" | "timeUntilShred", seconds: ms / 1000 };
+    }
+    case "gc":
+      return { verb };
+    default:
+      return c.fail(`unknown op ${verb}`);
+  }
+}
+
+function parseCreate(verb: "create" | "define", c: Cursor): ScriptOp {
+  const labelTail = c.takeTail("as");
+  let label: string | null = null;
+  if (labelTail !== null) {
+    const t = labelTail.length === 1 ? labelTail[0]! : c.fail("expected `as @label`");
+    if (!bareStarts(t, "@") || t.text.length < 2) c.fail("labels look like @name");
+    label = t.text.slice(1);
+  }
+  let kind: DefinitionKind | null = null;
+  if (verb === "define") {
+    const k = c.word("definition kind");
+    kind = definitionKinds.find((d) => d === k) ?? c.fail(`define ${definitionKinds.join("|")}`);
+  }
+  const parent = ref(c);
+  const name = c.word("name");
+  const className = verb === "create" ? c.word("class") : "";
+  const attributes: AttributeArg[] = [];
+  for (let guard = 0; !c.done() && guard < 1000; guard++) {
+    const t = c.next("attribute");
+    const a = splitAssignment(t) ?? c.fail(`expected attribute=value, got ${t.text}`);
+    const held = attributes.find((x) => x.name === a.key);
+    if (held === undefined) attributes.push({ name: a.key, values: [valueArg(a.value)] });
+    else attributes[attributes.indexOf(held)] = { name: a.key, values: [...held.values, valueArg(a.value)] };
+  }
+  if (kind !== null) return { verb: "define", kind, parent, name, attributes, label };
+  return { verb: "create", parent, name, className, attributes, label };
+}
+
+function ref(c: Cursor): Ref {
+  return refOf(c.next("object (@label or /path)"), c);
+}
+
+function refOf(t: Token, c: Cursor): Ref {
+  if (bareStarts(t, "@") && t.text.length > 1) return { label: t.text.slice(1) };
+  if (t.text.startsWith("/")) return { path: t.text };
+  return c.fail(`expected @label or /path, got ${t.text}`);
+}
+
+function valueArg(t: Token): ValueArg {
+  if (!bareStarts(t, "@") || t.text.length < 2) return { literal: t.text };
+  const rest = t.text.slice(1);
+  return { ref: rest.startsWith("/") ? { path: rest } : { label: rest } };
+}
+
+export function parseExpectation(args: readonly Token[], line: number): Expectation {
+  const c = new Cursor(args, line);
+  const onTail = c.takeTail("on");
+  const on = onTail === null ? null : onTail.map((t) => t.text);
+  if (on !== null && on.length === 0) c.fail("`on` needs nodes");
+  const check = parseCheck(c);
+  c.end();
+  return { line, on, check };
+}
+
+function parseCheck(c: Cursor): ExpectCheck {
+  const kind = c.word("expectation");
+  const refs = (min: number): Ref[] => {
+    const out: Ref[] = [];
+    for (let guard = 0; !c.done() && guard < 100; guard++) out.push(ref(c));
+    if (out.length < min) c.fail(`${kind} needs at least ${min} objects`);
+    return out;
+  };
+  switch (kind) {
+    case "cnf":
+      return { kind, refs: refs(2) };
+    case "cycle-broken":
+      return { kind, refs: refs(2) };
+    case "orphaned":
+      return { kind, ref: ref(c) };
+    case "values": {
+      const target = ref(c);
+      const attribute = c.word("attribute");
+      const values: ValueArg[] = [];
+      for (let guard = 0; !c.done() && guard < 1000; guard++) values.push(valueArg(c.next("value")));
+      return { kind, ref: target, attribute, values };
+    }
+    case "stage": {
+      const target = ref(c);
+      const s = c.word("stage");
+      return { kind, ref: target, stage: stages.find((x) => x === s) ?? c.fail(`stage is ${stages.join("|")}`) };
+    }
+    case "path":
+      return { kind, ref: ref(c), path: c.word("path") };
+    case "journal":
+    case "no-journal":
+      return { kind, node: c.word("node"), journalKind: c.word("journal kind") };
+    case "latched-then-healed":
+    case "quarantine-seen":
+      return { kind, node: c.word("node") };
+    case "ghost-seen":
+      return { kind, node: c.word("node"), ref: ref(c) };
+    default:
+      return c.fail(`unknown expectation ${kind}`);
+  }
+}

@@ -1,0 +1,220 @@
+import type { ReplicationTiming } from "../directory/directory-host";
+import type { DirectoryOpKind } from "../directory/directory-op";
+import type { OpMix } from "../directory/workload";
+import type { FaultConfig, PresetName } from "../faults";
+import { isPresetName, presetFaults } from "../faults";
+import { applyFaultLine, isFaultClass } from "./fault-lines";
+import { parseExpectation, parseStep } from "./parse-lines";
+import { parseCount, parseDurationAt, parseNonNegative } from "./parse-values";
+import type { Expectation, Scenario, SeedRange, Step } from "./scenario";
+import { defaultLivenessMs, defaultRoundsMax } from "./scenario";
+import { ScenarioSyntaxError, tokenizeLine } from "./tokenize";
+import type { Token } from "./tokenize";
+
+const opKinds: readonly DirectoryOpKind[] = [
+  "create", "rename", "move", "describe", "displayName", "member", "delete", "restore", "shred", "schema",
+];
+const timingKeys: Readonly<Record<string, keyof ReplicationTiming>> = {
+  pullEvery: "pullEveryMs",
+  pullJitter: "pullJitterMs",
+  hintDelay: "hintDelayMs",
+  pullTimeout: "pullTimeoutMs",
+  objectsPerBatch: "objectsPerBatch",
+};
+
+interface Draft {
+  name: string | null;
+  checks: string | null;
+  about: string[];
+  nodes: number | null;
+  preset: PresetName;
+  faults: FaultConfig;
+  faultLines: string[];
+  rate: number;
+  mix: OpMix | null;
+  safetyMs: number | null;
+  livenessMs: number;
+  roundsMax: number;
+  converge: string[] | null;
+  gcEveryMs: number | null;
+  timing: Partial<Record<keyof ReplicationTiming, number>>;
+  seeds: SeedRange | null;
+  knownBug: string | null;
+  steps: Step[];
+  expects: Expectation[];
+}
+
+/** Parses a scenario file; throws ScenarioSyntaxError naming the line. */
+export function parseScenario(text: string): Scenario {
+  const draft: Draft = {
+    name: null, checks: null, about: [], nodes: null, preset: "none", faults: presetFaults("none"),
+    faultLines: [], rate: 0, mix: null, safetyMs: null, livenessMs: defaultLivenessMs,
+    roundsMax: defaultRoundsMax, converge: null, gcEveryMs: null, timing: {}, seeds: null,
+    knownBug: null, steps: [], expects: [],
+  };
+  const lines = text.split(/\r?\n/u);
+  lines.forEach((source, index) => {
+    const line = index + 1;
+    const trimmed = source.trim();
+    if (draft.name === null && trimmed.startsWith("#")) {
+      draft.about.push(trimmed.replace(/^#\s?/u, ""));
+      return;
+    }
+    const tokens = tokenizeLine(source, line);
+    const head = tokens[0];
+    if (head === undefined) return;
+    if (head.text === "checks" || head.text === "known-bug") {
+      const rest = trimmed.slice(head.text.length).trim();
+      if (head.text === "checks") draft.checks = rest;
+      else draft.knownBug = rest;
+      return;
+    }
+    directive(draft, head.text, tokens.slice(1), line);
+  });
+  return finish(draft);
+}
+
+function directive(d: Draft, word: string, args: Token[], line: number): void {
+  const fail = (message: string): never => {
+    throw new ScenarioSyntaxError(line, message);
+  };
+  const one = (): string => (args.length === 1 ? args[0]!.text : fail(`${word} takes one argument`));
+  const wrap = <T>(run: () => T): T => {
+    try {
+      return run();
+    } catch (error) {
+      if (error instanceof ScenarioSyntaxError) throw error;
+      return fail(error instanceof Error ? error.message : String(error));
+    }
+  };
+  if (isFaultClass(word)) {
+    d.faults = wrap(() => applyFaultLine(d.faults, word, args.map((t) => t.text), (s) => parseDurationAt(s, line)));
+    d.faultLines.push([word, ...args.map((t) => t.text)].join(" "));
+    return;
+  }
+  switch (word) {
+    case "scenario":
+      d.name = one();
+      return;
+    case "nodes":
+      d.nodes = parseCount(one(), 1, 9, line);
+      return;
+    case "faults": {
+      const preset = one();
+      if (!isPresetName(preset)) fail(`unknown preset ${preset}`);
+      if (d.faultLines.length > 0) fail("faults comes before class lines");
+      d.preset = preset as PresetName;
+      d.faults = presetFaults(d.preset);
+      return;
+    }
+    case "rate":
+      d.rate = parseNonNegative(one(), line);
+      return;
+    case "mix":
+      d.mix = parseMix(args, line);
+      return;
+    case "safety":
+      d.safetyMs = parseDurationAt(one(), line);
+      return;
+    case "liveness":
+      d.livenessMs = parseDurationAt(one(), line);
+      return;
+    case "rounds":
+      d.roundsMax = parseCount(one(), 1, 100, line);
+      return;
+    case "converge":
+      d.converge = args.map((t) => t.text);
+      return;
+    case "gc":
+      d.gcEveryMs = parseDurationAt(one(), line);
+      return;
+    case "timing":
+      d.timing = { ...d.timing, ...parseTiming(args, line) };
+      return;
+    case "seeds":
+      d.seeds = parseSeedRange(one(), line);
+      return;
+    case "at":
+      d.steps.push(parseStep(args, line));
+      return;
+    case "expect":
+      d.expects.push(parseExpectation(args, line));
+      return;
+    default:
+      fail(`unknown directive ${word}`);
+  }
+}
+
+function finish(d: Draft): Scenario {
+  if (d.name === null) throw new ScenarioSyntaxError(1, "missing `scenario <name>`");
+  if (d.checks === null || d.checks === "") throw new ScenarioSyntaxError(1, "missing `checks <SPEC/DESIGN section>`");
+  if (d.nodes === null) throw new ScenarioSyntaxError(1, "missing `nodes <count>`");
+  if (d.safetyMs === null) throw new ScenarioSyntaxError(1, "missing `safety <duration>`");
+  const scenario: Scenario = {
+    name: d.name, checks: d.checks, about: trimBlank(d.about), nodes: d.nodes, preset: d.preset,
+    faults: d.faults, faultLines: d.faultLines, rate: d.rate, mix: d.mix, safetyMs: d.safetyMs,
+    livenessMs: d.livenessMs, roundsMax: d.roundsMax, converge: d.converge, gcEveryMs: d.gcEveryMs,
+    timing: d.timing, seeds: d.seeds, knownBug: d.knownBug, steps: d.steps, expects: d.expects,
+  };
+  validate(scenario);
+  return scenario;
+}
+
+function trimBlank(lines: string[]): string[] {
+  const out = [...lines];
+  while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+/** Cross-field checks: nodes named exist, steps lie inside the safety phase. */
+function validate(s: Scenario): void {
+  const known = (id: string, line: number): void => {
+    const n = /^n(\d+)$/u.exec(id);
+    if (n === null || Number(n[1]) < 1 || Number(n[1]) > s.nodes) {
+      throw new ScenarioSyntaxError(line, `unknown node ${id} (nodes are n1..n${s.nodes})`);
+    }
+  };
+  for (const id of s.converge ?? []) known(id, 1);
+  for (const step of s.steps) {
+    if (step.atMs > s.safetyMs) throw new ScenarioSyntaxError(step.line, "step after the safety phase");
+    const a = step.action;
+    if (a.kind === "partition") a.groups.flat().forEach((id) => known(id, step.line));
+    else if (a.kind === "cut") [a.from, a.to].forEach((id) => known(id, step.line));
+    else if (a.kind !== "heal-network") known(a.node, step.line);
+  }
+  for (const e of s.expects) {
+    for (const id of e.on ?? []) known(id, e.line);
+    if ("node" in e.check) known(e.check.node, e.line);
+  }
+}
+
+function parseMix(args: readonly Token[], line: number): OpMix {
+  const mix: Partial<Record<DirectoryOpKind, number>> = {};
+  for (const t of args) {
+    const [key, value] = t.text.split("=");
+    const kind = opKinds.find((k) => k === key);
+    if (kind === undefined || value === undefined) throw new ScenarioSyntaxError(line, `bad mix entry ${t.text}`);
+    mix[kind] = parseNonNegative(value, line);
+  }
+  return mix;
+}
+
+function parseTiming(args: readonly Token[], line: number): Partial<Record<keyof ReplicationTiming, number>> {
+  const out: Partial<Record<keyof ReplicationTiming, number>> = {};
+  for (const t of args) {
+    const [key, value] = t.text.split("=");
+    const field = key === undefined ? undefined : timingKeys[key];
+    if (field === undefined || value === undefined) throw new ScenarioSyntaxError(line, `bad timing entry ${t.text}`);
+    out[field] = field === "objectsPerBatch" ? parseCount(value, 1, 10_000, line) : parseDurationAt(value, line);
+  }
+  return out;
+}
+
+function parseSeedRange(text: string, line: number): SeedRange {
+  const m = /^(\d+)(?:\.\.(\d+))?$/u.exec(text);
+  if (m === null) throw new ScenarioSyntaxError(line, `bad seed range ${text} (N or A..B)`);
+  const from = Number(m[1]);
+  const to = m[2] === undefined ? from : Number(m[2]);
+  if (to < from) throw new ScenarioSyntaxError(line, `empty seed range ${text}`);
+  return { from, to };
+}

@@ -1,0 +1,110 @@
+import type { ErrorCode } from "../../core/errors";
+import type { ReplicationTiming } from "../directory/directory-host";
+import type { Ref, ScriptOp, ValueArg } from "../directory/script-op";
+import type { OpMix } from "../directory/workload";
+import type { FaultConfig, PresetName } from "../faults";
+
+/**
+ * A scenario as data (scenarios/*.scn, format in scenarios/README.md): a correctness workload,
+ * composable faults, a timed script, durations, and expectations beyond the seven oracles.
+ */
+export interface Scenario {
+  readonly name: string;
+  /** The SPEC or DESIGN section the scenario checks (free text, required). */
+  readonly checks: string;
+  /** Leading comment lines: why the scenario exists. */
+  readonly about: readonly string[];
+  readonly nodes: number;
+  readonly preset: PresetName;
+  /** The preset's classes after per-class overrides (`network`, `crashes off`, ...). */
+  readonly faults: FaultConfig;
+  /** Class lines that overrode the preset, kept for printing. */
+  readonly faultLines: readonly string[];
+  /** Background workload, writes per second over all nodes (0: scripted ops only). */
+  readonly rate: number;
+  readonly mix: OpMix | null;
+  readonly safetyMs: number;
+  /** Virtual-time cap of the liveness phase (the round bound usually decides first). */
+  readonly livenessMs: number;
+  /** Oracle 7: convergence within this many completed pull rounds after the heal. */
+  readonly roundsMax: number;
+  /** Nodes that must converge (default: all). */
+  readonly converge: readonly string[] | null;
+  readonly gcEveryMs: number | null;
+  readonly timing: Partial<ReplicationTiming>;
+  /** Seeds CI runs (regressions pin theirs); null: the battery's default range. */
+  readonly seeds: SeedRange | null;
+  /**
+   * An open bug this scenario reproduces (regressions only): CI expects every seed to fail
+   * and fails once one passes, so the line is removed together with the fix.
+   */
+  readonly knownBug: string | null;
+  readonly steps: readonly Step[];
+  readonly expects: readonly Expectation[];
+}
+
+export interface SeedRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+export type OpOutcome = "ok" | "any" | ErrorCode;
+
+export type StepAction =
+  | { readonly kind: "partition"; readonly groups: readonly (readonly string[])[] }
+  | { readonly kind: "cut"; readonly from: string; readonly to: string }
+  | { readonly kind: "heal-network" }
+  | { readonly kind: "crash"; readonly node: string; readonly downMs: number; readonly torn: boolean }
+  | { readonly kind: "image"; readonly node: string; readonly key: string }
+  | { readonly kind: "rollback"; readonly node: string; readonly key: string; readonly downMs: number }
+  | { readonly kind: "clock"; readonly node: string; readonly deltaMs: number }
+  | { readonly kind: "pause-pulls" | "resume-pulls"; readonly node: string }
+  | { readonly kind: "op"; readonly node: string; readonly op: ScriptOp; readonly outcome: OpOutcome };
+
+export interface Step {
+  readonly atMs: number;
+  /** Source line (1-based) for messages; 0 when built in code. */
+  readonly line: number;
+  readonly action: StepAction;
+}
+
+export type ExpectedStage = "alive" | "deleted" | "shredded" | "absent";
+
+export type ExpectCheck =
+  | { readonly kind: "cnf"; readonly refs: readonly Ref[] }
+  | { readonly kind: "orphaned"; readonly ref: Ref }
+  | { readonly kind: "cycle-broken"; readonly refs: readonly Ref[] }
+  | { readonly kind: "values"; readonly ref: Ref; readonly attribute: string; readonly values: readonly ValueArg[] }
+  | { readonly kind: "stage"; readonly ref: Ref; readonly stage: ExpectedStage }
+  | { readonly kind: "path"; readonly ref: Ref; readonly path: string }
+  | { readonly kind: "journal" | "no-journal"; readonly node: string; readonly journalKind: string }
+  | { readonly kind: "latched-then-healed"; readonly node: string }
+  | { readonly kind: "quarantine-seen"; readonly node: string }
+  | { readonly kind: "ghost-seen"; readonly node: string; readonly ref: Ref };
+
+export interface Expectation {
+  readonly line: number;
+  /** Nodes the check applies to (null: every node that must converge). */
+  readonly on: readonly string[] | null;
+  readonly check: ExpectCheck;
+}
+
+export const defaultRoundsMax = 3;
+export const defaultLivenessMs = 120_000;
+
+/** Node ids of a scenario: n1..nN (n1 founds the domain). */
+export function nodeIds(nodes: number): string[] {
+  return Array.from({ length: nodes }, (_, i) => `n${i + 1}`);
+}
+
+/** Shortest exact rendering: 250ms, 3s, 2m, 1h. */
+export function formatDuration(ms: number): string {
+  if (ms !== 0 && ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms !== 0 && ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms !== 0 && ms % 1000 === 0) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+export function formatSignedDuration(ms: number): string {
+  return ms < 0 ? `-${formatDuration(-ms)}` : `+${formatDuration(ms)}`;
+}
