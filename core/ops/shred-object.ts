@@ -5,6 +5,7 @@ import type { Guid } from "../guid";
 import { checkProtectedAndUsed, guardRemoval } from "./delete-object";
 import { requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
+import { effectiveStage } from "../view/aging";
 
 /**
  * Security-erases an object and its whole subtree (alive or soft-deleted): the existence atom
@@ -18,14 +19,17 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   }
   const found = requireObject(dir, id);
   if (!found.ok) return found;
-  if (found.value.existence.stage === "shredded") {
-    return refuse("already-deleted", `object ${id} is already shredded`);
+  if (effectiveStage(dir, found.value, atMs) === "shredded") {
+    return refuse("already-deleted", `object ${id} is already shredded (or aged past its restore window)`);
   }
   const known = requireKnownClass(dir, found.value);
   if (!known.ok) return known;
   const guarded = guardRemoval(dir, id);
   if (!guarded.ok) return guarded;
-  const doomed = subtree(dir, id).filter((r) => r.existence.stage !== "shredded");
+  // Records already effectively shredded (hardened, or aged past the restore window) are left
+  // alone: re-stamping them would resurrect, on partners that purged them, a record they
+  // refuse (scenarios/regressions/shred-restamps-purged-tombstone.scn).
+  const doomed = subtree(dir, id).filter((r) => effectiveStage(dir, r, atMs) !== "shredded");
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
   for (const record of doomed) {
