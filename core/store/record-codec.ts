@@ -40,6 +40,18 @@ export function encodeRecord(record: ObjectRecord): string {
 
 export function decodeRecord(text: string): ObjectRecord {
   const json = JSON.parse(text) as RecordJson;
+  // Atoms written together share one stamp: decode each distinct stamp once (memory at boot).
+  const stamps = new Map<string, Stamp>();
+  const decodeStamp = (t: StampTuple): Stamp => {
+    const key = `${t[0]}|${t[1]}|${t[2]}|${t[3]}|${t[4]}|${t[5]}`;
+    let stamp = stamps.get(key);
+    if (stamp === undefined) stamps.set(key, (stamp = decodeStampTuple(t)));
+    return stamp;
+  };
+  const decodeAtom = (t: AtomTuple): ValueAtom => {
+    assert(Array.isArray(t) && t.length === 5, "atom shape");
+    return { key: t[0], present: t[1] === 1, value: t[2], meta: t[3], stamp: decodeStamp(t[4]) };
+  };
   assert(typeof json.i === "string" && Array.isArray(json.e) && Array.isArray(json.p), "record shape");
   const existence: Existence = {
     stage: json.e[0],
@@ -67,6 +79,10 @@ export function encodeStamp(s: Stamp): StampTuple {
 }
 
 export function decodeStamp(t: StampTuple): Stamp {
+  return decodeStampTuple(t);
+}
+
+function decodeStampTuple(t: StampTuple): Stamp {
   assert(Array.isArray(t) && t.length === 6, "stamp shape");
   return { version: t[0], atMs: t[1], origin: t[2], cert: { invocation: t[3], usn: t[4] }, localUsn: t[5] };
 }
@@ -75,7 +91,4 @@ function encodeAtom(atom: ValueAtom): AtomTuple {
   return [atom.key, atom.present ? 1 : 0, atom.value, atom.meta, encodeStamp(atom.stamp)];
 }
 
-function decodeAtom(t: AtomTuple): ValueAtom {
-  assert(Array.isArray(t) && t.length === 5, "atom shape");
-  return { key: t[0], present: t[1] === 1, value: t[2], meta: t[3], stamp: decodeStamp(t[4]) };
-}
+

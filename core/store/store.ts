@@ -17,7 +17,8 @@ export interface BackRef {
 export class Store {
   private readonly records = new Map<Guid, ObjectRecord>();
   private readonly children = new Map<Guid, Set<Guid>>();
-  private readonly aliveByName = new Map<Guid, Map<string, Set<Guid>>>();
+  /** Alive children by folded name: one id when uncontested (the common case), else a Set. */
+  private readonly aliveByName = new Map<Guid, Map<string, Guid | Set<Guid>>>();
   private readonly backRefs = new Map<Guid, Map<Guid, Set<string>>>();
   private readonly usnIndex = new UsnIndex();
   /** Ids written since the last `takeDirty`, for persistence. */
@@ -75,11 +76,13 @@ export class Store {
 
   /** Alive children of `parent` whose stored name folds to `folded`. */
   aliveNamed(parent: Guid, folded: string): Guid[] {
-    return [...(this.aliveByName.get(parent)?.get(folded) ?? [])];
+    const held = this.aliveByName.get(parent)?.get(folded);
+    return held === undefined ? [] : typeof held === "string" ? [held] : [...held];
   }
 
   aliveNamedCount(parent: Guid, folded: string): number {
-    return this.aliveByName.get(parent)?.get(folded)?.size ?? 0;
+    const held = this.aliveByName.get(parent)?.get(folded);
+    return held === undefined ? 0 : typeof held === "string" ? 1 : held.size;
   }
 
   referencedBy(target: Guid): BackRef[] {
@@ -120,9 +123,10 @@ export class Store {
         let byName = this.aliveByName.get(parent);
         if (byName === undefined) this.aliveByName.set(parent, (byName = new Map()));
         const key = fold(record.placement.name);
-        let ids = byName.get(key);
-        if (ids === undefined) byName.set(key, (ids = new Set()));
-        ids.add(record.id);
+        const held = byName.get(key);
+        if (held === undefined || held === record.id) byName.set(key, record.id);
+        else if (typeof held === "string") byName.set(key, new Set([held, record.id]));
+        else held.add(record.id);
       }
     }
     this.indexRefs(record);
@@ -151,9 +155,14 @@ export class Store {
       if (kids?.size === 0) this.children.delete(parent);
       const byName = this.aliveByName.get(parent);
       const key = fold(record.placement.name);
-      const ids = byName?.get(key);
-      ids?.delete(record.id);
-      if (ids?.size === 0) byName?.delete(key);
+      const held = byName?.get(key);
+      if (held === record.id) byName?.delete(key);
+      else if (held !== undefined && typeof held !== "string") {
+        held.delete(record.id);
+        const [only] = held;
+        if (held.size === 1 && only !== undefined) byName?.set(key, only);
+        if (held.size === 0) byName?.delete(key);
+      }
       if (byName?.size === 0) this.aliveByName.delete(parent);
     }
     for (const [attribute, atoms] of record.attrs) {
