@@ -78,6 +78,8 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   pullsPaused = false;
   /** Set whenever the node was seen rollback-latched after an event (for expectations). */
   latchSeen = false;
+  /** Boots that recovered a disk (each re-mints the invocation once). */
+  recoveredBoots = 0;
   private store: KvStore | null = null;
   private pullStartedMono = new Map<string, number>();
   /** True time at which the pull cycle under way from each peer started. */
@@ -217,6 +219,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     const opened = KvStore.open(ctx.fs);
     this.store = opened.store;
     const booted = DirectoryNode.boot(ctx.prng, opened.entries, ctx.wallMs());
+    if (booted !== null) this.recoveredBoots++;
     this.node =
       booted ??
       (this.options.founder

@@ -40,6 +40,7 @@ interface Draft {
   timing: Partial<Record<keyof ReplicationTiming, number>>;
   seeds: SeedRange | null;
   knownBug: string | null;
+  maxEvents: number | null;
   steps: Step[];
   expects: Expectation[];
 }
@@ -50,7 +51,7 @@ export function parseScenario(text: string): Scenario {
     name: null, checks: null, about: [], nodes: null, preset: "none", faults: presetFaults("none"),
     faultLines: [], rate: 0, mix: null, safetyMs: null, livenessMs: defaultLivenessMs,
     roundsMax: defaultRoundsMax, converge: null, gcEveryMs: null, timing: {}, seeds: null,
-    knownBug: null, steps: [], expects: [],
+    knownBug: null, maxEvents: null, steps: [], expects: [],
   };
   const lines = text.split(/\r?\n/u);
   lines.forEach((source, index) => {
@@ -131,6 +132,9 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
     case "timing":
       d.timing = { ...d.timing, ...parseTiming(args, line) };
       return;
+    case "events":
+      d.maxEvents = parseCount(one(), 1000, 1_000_000_000, line);
+      return;
     case "seeds":
       d.seeds = parseSeedRange(one(), line);
       return;
@@ -154,7 +158,7 @@ function finish(d: Draft): Scenario {
     name: d.name, checks: d.checks, about: trimBlank(d.about), nodes: d.nodes, preset: d.preset,
     faults: d.faults, faultLines: d.faultLines, rate: d.rate, mix: d.mix, safetyMs: d.safetyMs,
     livenessMs: d.livenessMs, roundsMax: d.roundsMax, converge: d.converge, gcEveryMs: d.gcEveryMs,
-    timing: d.timing, seeds: d.seeds, knownBug: d.knownBug, steps: d.steps, expects: d.expects,
+    timing: d.timing, seeds: d.seeds, knownBug: d.knownBug, maxEvents: d.maxEvents, steps: d.steps, expects: d.expects,
   };
   validate(scenario);
   return scenario;

@@ -34,6 +34,7 @@ export function printScenario(s: Scenario): string {
     out.push(`timing ${parts.join(" ")}`);
   }
   if (s.seeds !== null) out.push(`seeds ${s.seeds.from === s.seeds.to ? s.seeds.from : `${s.seeds.from}..${s.seeds.to}`}`);
+  if (s.maxEvents !== null) out.push(`events ${s.maxEvents}`);
   if (s.knownBug !== null) out.push(`known-bug ${s.knownBug}`);
   if (s.steps.length > 0) out.push("");
   for (const step of s.steps) out.push(`at ${formatDuration(step.atMs)} ${actionText(step.action)}`);

@@ -1,6 +1,7 @@
 import type { Result } from "../../core/errors";
 import type { DirectoryNode } from "../../core/node/directory-node";
 import { defaultTiming } from "../directory/directory-host";
+import type { DirectoryHost } from "../directory/directory-host";
 import type { DirectoryWorld } from "../directory/directory-world";
 import { directoryWorld } from "../directory/directory-world";
 import { ResurrectionOracle } from "../directory/resurrection-oracle";
@@ -11,14 +12,14 @@ import { finalViolations, quickConverged } from "./final-checks";
 import { actionText } from "./print-scenario";
 import { RoundTracker } from "./round-tracker";
 import type { Scenario, Step } from "./scenario";
-import { nodeIds } from "./scenario";
+import { eventBudget, nodeIds } from "./scenario";
 
 export interface RunOptions {
   readonly seed: number;
   /** Keep every trace line (for printing or divergence search); costs memory. */
   readonly keepTrace?: boolean;
   readonly traceRingLines?: number;
-  /** Hard bound on events (a livelock guard); default 5 M. */
+  /** Hard bound on events (a livelock guard); default: the scenario's, else eventBudget(). */
   readonly maxEvents?: number;
   /** Debugging: called after every event with the world (e.g. to watch one object). */
   afterEvent?(dw: DirectoryWorld): void;
@@ -40,8 +41,6 @@ export interface RunReport {
   readonly virtualMs: number;
   readonly outcomes: ReadonlyMap<string, number>;
 }
-
-const defaultMaxEvents = 5_000_000;
 
 /** Mutable state of one run, shared by the phases below. */
 interface Run {
@@ -103,9 +102,14 @@ function setUp(s: Scenario, options: RunOptions): Run {
   const probes = new Probes(s.expects, labels);
   const oracles: { oracle: ResurrectionOracle | null } = { oracle: null };
   const hosts = (): DirectoryWorld["hosts"] => (dw === null ? new Map() : dw.hosts);
+  const rollbacks = new Map<string, number>();
   const invariants = (): readonly string[] => {
     const out: string[] = [];
-    for (const [id, host] of hosts()) if (host.node !== null) oracles.oracle?.check(id, host.node, out);
+    for (const [id, host] of hosts()) {
+      if (host.node === null) continue;
+      oracles.oracle?.check(id, host.node, out);
+      remintGuard(id, host, rollbacks.get(id) ?? 0, s.nodes, out);
+    }
     if (!probes.idle) probes.observe(hosts());
     if (options.afterEvent !== undefined && dw !== null) options.afterEvent(dw);
     return out;
@@ -121,10 +125,12 @@ function setUp(s: Scenario, options: RunOptions): Run {
     traceRingLines: options.traceRingLines ?? 200,
     gcEveryMs: s.gcEveryMs,
     labels,
-    maxEvents: options.maxEvents ?? defaultMaxEvents,
+    maxEvents: options.maxEvents ?? s.maxEvents ?? eventBudget(s),
     invariants,
     observe: (event) => {
-      if (event.kind === "rollback" && event.node !== null) oracles.oracle?.rolledBack(event.node);
+      if (event.kind !== "rollback" || event.node === null) return;
+      oracles.oracle?.rolledBack(event.node);
+      rollbacks.set(event.node, (rollbacks.get(event.node) ?? 0) + 1);
     },
     hooks: {
       onPullDone: (dest, source, startedMs) => rounds.pullDone(dest, source, startedMs, dw?.world.timeMs ?? 0),
@@ -136,6 +142,22 @@ function setUp(s: Scenario, options: RunOptions): Run {
   const oracle = new ResurrectionOracle(dw.ledger);
   oracles.oracle = oracle;
   return { s, dw, judged, rounds, oracle, probes, inline, stepOf, converged: null, healMs: 0 };
+}
+
+/**
+ * Oracle 6, continuously (and a livelock guard): a node re-mints its invocation once per boot
+ * and once per new piece of rollback evidence. Evidence comes from partners that pulled what
+ * a rollback erased, so per injected rollback a node can meet a few pieces per partner; more
+ * re-mints than that means it acts on the same evidence again and again.
+ */
+function remintGuard(id: string, host: DirectoryHost, rollbacks: number, nodes: number, out: string[]): void {
+  const node = host.node;
+  if (node === null) return;
+  const evidenceRemints = node.replication.retired.length - host.recoveredBoots;
+  const allowed = 4 * nodes * rollbacks + 2;
+  if (evidenceRemints > allowed) {
+    out.push(`${id} re-minted its invocation ${evidenceRemints} times on rollback evidence (${rollbacks} rollbacks; at most ${allowed})`);
+  }
 }
 
 function judgeScriptResult(step: Step | undefined, simId: string, result: Result<unknown>, out: string[]): void {

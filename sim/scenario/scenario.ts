@@ -39,6 +39,8 @@ export interface Scenario {
    * and fails once one passes, so the line is removed together with the fix.
    */
   readonly knownBug: string | null;
+  /** Livelock guard: the run fails past this many events (null: eventBudget()). */
+  readonly maxEvents: number | null;
   readonly steps: readonly Step[];
   readonly expects: readonly Expectation[];
 }
@@ -91,6 +93,16 @@ export interface Expectation {
 
 export const defaultRoundsMax = 3;
 export const defaultLivenessMs = 120_000;
+
+/**
+ * The default event budget: about fifty times what a healthy run of this size needs (pull
+ * traffic grows with nodes squared, hints with writes times nodes), so a livelock fails the
+ * seed in seconds instead of grinding through millions of events.
+ */
+export function eventBudget(s: Pick<Scenario, "nodes" | "rate" | "safetyMs" | "livenessMs">): number {
+  const seconds = (s.safetyMs + s.livenessMs) / 1000;
+  return Math.round(100_000 + 50 * s.nodes * s.nodes * seconds + 20 * s.rate * s.nodes * seconds);
+}
 
 /** Node ids of a scenario: n1..nN (n1 founds the domain). */
 export function nodeIds(nodes: number): string[] {
