@@ -1,0 +1,182 @@
+/**
+ * The simulator's command line (`npm run sim -- ...`). Usage:
+ *   --scenario FILE [--seed N | --seeds A..B]   a scenario file (default seeds: the file's, else 1)
+ *   --all [--seeds A..B]                        every scenario under scenarios/ (regressions too)
+ *   --preset NAME [--nodes N] [--rate W] [--safety 120s] [--seeds A..B]
+ *   --swarm --seeds A..B                        VOPR-style: each seed derives its own knobs
+ *   --trace                                     print the full trace (one line per event)
+ *   --replay                                    run each seed twice and compare trace hashes
+ *   --shrink [--out FILE]                       shrink a failing (scenario, seed) to a small file
+ *   --print                                     print the scenario text (e.g. of a swarm seed)
+ * Exit code 1 on any failure. This file is the only one in sim/ that reads the wall clock, and
+ * only to print wall milliseconds (performance.now); the simulation never sees it.
+ */
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { isPresetName } from "./faults";
+import { parseScenario } from "./scenario/parse-scenario";
+import { parseDuration } from "./scenario/parse-values";
+import { printScenario } from "./scenario/print-scenario";
+import { runTwice, summarize, summaryLine, timeline, verdictLine } from "./scenario/report";
+import type { RunReport } from "./scenario/run-scenario";
+import { runScenario } from "./scenario/run-scenario";
+import type { Scenario, SeedRange } from "./scenario/scenario";
+import { shrink } from "./scenario/shrink";
+import { presetScenario, swarmScenario } from "./scenario/swarm";
+
+interface Args {
+  readonly flags: Set<string>;
+  readonly values: Map<string, string>;
+}
+
+const valued = new Set(["--scenario", "--seed", "--seeds", "--preset", "--nodes", "--rate", "--safety", "--out"]);
+
+function parseArgs(argv: readonly string[]): Args {
+  const flags = new Set<string>();
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (valued.has(a)) {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      values.set(a, v);
+    } else if (a.startsWith("--")) {
+      flags.add(a);
+    } else {
+      throw new Error(`unexpected argument ${a}`);
+    }
+  }
+  return { flags, values };
+}
+
+function seedRange(text: string | undefined, fallback: SeedRange): SeedRange {
+  if (text === undefined) return fallback;
+  const m = /^(\d+)(?:\.\.(\d+))?$/u.exec(text);
+  if (m === null) throw new Error(`bad seeds ${text} (N or A..B)`);
+  const from = Number(m[1]);
+  return { from, to: m[2] === undefined ? from : Number(m[2]) };
+}
+
+function scenarioFiles(root: string): string[] {
+  const out: string[] = [];
+  for (const dir of [root, path.join(root, "regressions")]) {
+    for (const f of readdirSync(dir).sort()) if (f.endsWith(".scn")) out.push(path.join(dir, f));
+  }
+  return out;
+}
+
+/** Runs one seed, prints its verdict and, on failure, the timeline and the violations. */
+function runOne(s: Scenario, seed: number, args: Args, single: boolean): RunReport {
+  const started = performance.now();
+  const keepTrace = args.flags.has("--trace");
+  let report: RunReport;
+  let divergence: string | null = null;
+  if (args.flags.has("--replay")) {
+    const checked = runTwice(s, seed);
+    report = checked.report;
+    divergence = checked.divergence;
+  } else {
+    report = runScenario(s, { seed, keepTrace });
+  }
+  const wall = performance.now() - started;
+  const failed = !report.pass || divergence !== null;
+  if (failed || single) console.log(verdictLine(report, wall));
+  if (failed || (keepTrace && single)) {
+    const full = keepTrace ? report : runScenario(s, { seed, keepTrace: true });
+    const lines = keepTrace ? full.trace : full.trace.slice(-200);
+    console.log(`-- timeline (${keepTrace ? "full trace" : "last 200 events"}; virtual time, node, event, detail)`);
+    for (const line of timeline(lines)) console.log(line);
+  }
+  if (failed) {
+    console.log("-- violations");
+    for (const v of report.violations) console.log(`  ${v}`);
+    if (divergence !== null) console.log(`  replay: ${divergence}`);
+  }
+  return divergence === null ? report : { ...report, pass: false };
+}
+
+function runRange(s: Scenario, range: SeedRange, args: Args): boolean {
+  const started = performance.now();
+  const reports: RunReport[] = [];
+  const single = range.from === range.to;
+  for (let seed = range.from; seed <= range.to; seed++) reports.push(runOne(s, seed, args, single));
+  const summary = summarize(reports);
+  if (!single) {
+    const seeds = `${range.from}..${range.to}`;
+    console.log(summaryLine(s.name, seeds, summary, performance.now() - started));
+  }
+  return summary.failed.length === 0;
+}
+
+function runSwarm(range: SeedRange, args: Args): boolean {
+  const started = performance.now();
+  const reports: RunReport[] = [];
+  for (let seed = range.from; seed <= range.to; seed++) {
+    const s = swarmScenario(seed);
+    if (args.flags.has("--print")) console.log(printScenario(s));
+    reports.push(runOne(s, seed, args, range.from === range.to));
+  }
+  const summary = summarize(reports);
+  console.log(summaryLine("swarm", `${range.from}..${range.to}`, summary, performance.now() - started));
+  return summary.failed.length === 0;
+}
+
+function runShrink(s: Scenario, seed: number, out: string | undefined): boolean {
+  const result = shrink(s, seed);
+  if (result === null) {
+    console.log(`PASS seed=${seed} scenario=${s.name}: nothing to shrink`);
+    return true;
+  }
+  const first = result.report.violations[0] ?? "";
+  const about = [
+    `Shrunk from ${s.name} seed ${seed} in ${result.attempts} runs (${result.steps.join("; ") || "no smaller variant"}).`,
+    `Fails with: ${first.slice(0, 200)}`,
+    ...s.about,
+  ];
+  const shrunk: Scenario = { ...result.scenario, name: `${s.name}-s${seed}`, about, seeds: { from: seed, to: seed } };
+  const text = printScenario(shrunk);
+  if (out !== undefined) writeFileSync(out, text);
+  console.log(text);
+  console.log(verdictLine(result.report, null));
+  return false;
+}
+
+function scenarioOf(args: Args, file: string): Scenario {
+  return parseScenario(readFileSync(file, "utf8"));
+}
+
+function main(argv: readonly string[]): number {
+  const args = parseArgs(argv);
+  const seedText = args.values.get("--seeds") ?? args.values.get("--seed");
+  if (args.flags.has("--swarm")) return runSwarm(seedRange(seedText, { from: 1, to: 100 }), args) ? 0 : 1;
+  const preset = args.values.get("--preset");
+  let scenarios: Scenario[];
+  if (preset !== undefined) {
+    if (!isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
+    const safetyMs = parseDuration(args.values.get("--safety") ?? "120s") ?? 120_000;
+    const nodes = Number(args.values.get("--nodes") ?? 5);
+    const rate = Number(args.values.get("--rate") ?? 5);
+    scenarios = [presetScenario({ preset, nodes, rate, safetyMs })];
+  } else if (args.flags.has("--all")) {
+    scenarios = scenarioFiles("scenarios").map((f) => scenarioOf(args, f));
+  } else {
+    const file = args.values.get("--scenario");
+    if (file === undefined) throw new Error("give --scenario FILE, --all, --preset NAME or --swarm");
+    scenarios = [scenarioOf(args, file)];
+  }
+  let ok = true;
+  for (const s of scenarios) {
+    if (args.flags.has("--print")) console.log(printScenario(s));
+    const range = seedRange(seedText, s.seeds ?? { from: 1, to: 1 });
+    if (args.flags.has("--shrink")) ok = runShrink(s, range.from, args.values.get("--out")) && ok;
+    else ok = runRange(s, range, args) && ok;
+  }
+  return ok ? 0 : 1;
+}
+
+try {
+  process.exitCode = main(process.argv.slice(2));
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 2;
+}

@@ -1,0 +1,97 @@
+import type { FaultConfig } from "../faults";
+import type { RunReport } from "./run-scenario";
+import { runScenario } from "./run-scenario";
+import type { Scenario, Step } from "./scenario";
+
+/**
+ * Seed shrinking: from a failing (scenario, seed), greedily try smaller variants (fewer
+ * nodes, a shorter safety phase, a lower write rate, one fault class fewer, one scripted step
+ * fewer) and keep any that still fails the same way (same oracle). The seed stays fixed, so
+ * a variant's schedule is a different draw: shrinking searches, it does not bisect. Bounded
+ * by `attemptsMax` runs.
+ */
+
+export interface ShrinkResult {
+  readonly scenario: Scenario;
+  readonly report: RunReport;
+  readonly attempts: number;
+  readonly steps: readonly string[];
+}
+
+/** The oracle a failure belongs to: the text before the first colon of the first violation. */
+export function failureKind(r: RunReport): string {
+  const first = r.violations[0] ?? "";
+  const colon = first.indexOf(":");
+  return colon < 0 ? first : first.slice(0, colon);
+}
+
+export function shrink(s: Scenario, seed: number, attemptsMax = 200): ShrinkResult | null {
+  let report = runScenario(s, { seed });
+  if (report.pass) return null;
+  const kind = failureKind(report);
+  let current = s;
+  let attempts = 1;
+  const log: string[] = [];
+  for (let progress = true; progress && attempts < attemptsMax; ) {
+    progress = false;
+    for (const { what, candidate } of candidates(current)) {
+      if (attempts >= attemptsMax) break;
+      attempts++;
+      const r = runScenario(candidate, { seed });
+      if (r.pass || failureKind(r) !== kind) continue;
+      current = candidate;
+      report = r;
+      log.push(what);
+      progress = true;
+      break;
+    }
+  }
+  return { scenario: current, report, attempts, steps: log };
+}
+
+interface Candidate {
+  readonly what: string;
+  readonly candidate: Scenario;
+}
+
+function candidates(s: Scenario): Candidate[] {
+  const out: Candidate[] = [];
+  const lastStepMs = s.steps.reduce((m, st) => Math.max(m, st.atMs), 0);
+  if (s.nodes > 2 && !mentions(s, `n${s.nodes}`)) out.push({ what: `nodes ${s.nodes - 1}`, candidate: { ...s, nodes: s.nodes - 1 } });
+  const shorter = Math.max(lastStepMs + 1000, Math.round(s.safetyMs / 2 / 1000) * 1000);
+  if (shorter < s.safetyMs) out.push({ what: `safety ${shorter}ms`, candidate: { ...s, safetyMs: shorter } });
+  if (s.rate > 0) {
+    const rate = s.rate < 0.5 ? 0 : Math.round((s.rate / 2) * 10) / 10;
+    out.push({ what: `rate ${rate}`, candidate: { ...s, rate } });
+  }
+  for (const [what, faults] of fewerFaults(s.faults)) out.push({ what, candidate: { ...s, faults } });
+  s.steps.forEach((step, i) => {
+    if (definesLabel(step)) return;
+    const steps = s.steps.filter((_, j) => j !== i);
+    out.push({ what: `drop step at line ${step.line}`, candidate: { ...s, steps } });
+  });
+  return out;
+}
+
+function fewerFaults(f: FaultConfig): Array<[string, FaultConfig]> {
+  const out: Array<[string, FaultConfig]> = [];
+  if (f.partitions) out.push(["partitions off", { ...f, partitions: null }]);
+  if (f.crashes) out.push(["crashes off", { ...f, crashes: null }]);
+  if (f.clocks) out.push(["clocks off", { ...f, clocks: null }]);
+  if (f.rollbacks) out.push(["rollbacks off", { ...f, rollbacks: null }]);
+  if (f.network.lossP > 0 || f.network.dupP > 0) {
+    out.push(["no loss or duplication", { ...f, network: { ...f.network, lossP: 0, dupP: 0 } }]);
+  }
+  return out;
+}
+
+function definesLabel(step: Step): boolean {
+  const a = step.action;
+  return a.kind === "op" && (a.op.verb === "create" || a.op.verb === "define") && a.op.label !== null;
+}
+
+/** Whether any step, expectation or converge list names the node. */
+function mentions(s: Scenario, node: string): boolean {
+  const text = JSON.stringify([s.steps, s.expects, s.converge]);
+  return text.includes(`"${node}"`);
+}

@@ -1,0 +1,100 @@
+import type { DirectoryOpKind } from "../directory/directory-op";
+import type { OpMix } from "../directory/workload";
+import { defaultMix } from "../directory/workload";
+import type { FaultConfig, PresetName } from "../faults";
+import { presetFaults, swarmFaults } from "../faults";
+import { Prng } from "../prng";
+import type { Scenario } from "./scenario";
+import { defaultLivenessMs, defaultRoundsMax } from "./scenario";
+
+/**
+ * Scenarios without a file. A preset run: the given preset at fixed size. A swarm seed (VOPR):
+ * the seed alone derives node count (3-7), which fault classes are on and their rates (inside
+ * the presets' envelope, via swarmFaults), the write rate, the op mix and the safety length,
+ * from its own stream (`swarm/<seed>`), so the world's streams are untouched.
+ */
+
+export interface PresetRun {
+  readonly preset: PresetName;
+  readonly nodes: number;
+  readonly rate: number;
+  readonly safetyMs: number;
+}
+
+const empty = {
+  about: [],
+  faultLines: [],
+  mix: null,
+  livenessMs: defaultLivenessMs,
+  roundsMax: defaultRoundsMax,
+  converge: null,
+  gcEveryMs: null,
+  timing: {},
+  seeds: null,
+  knownBug: null,
+  maxEvents: null,
+  steps: [],
+  expects: [],
+} as const;
+
+export function presetScenario(p: PresetRun): Scenario {
+  return {
+    ...empty,
+    name: `preset-${p.preset}`,
+    checks: `DESIGN "Oracles" 1-7 under the ${p.preset} preset`,
+    nodes: p.nodes,
+    preset: p.preset,
+    faults: presetFaults(p.preset),
+    rate: p.rate,
+    safetyMs: p.safetyMs,
+  };
+}
+
+const kinds: readonly DirectoryOpKind[] = Object.keys(defaultMix).sort() as DirectoryOpKind[];
+
+export function swarmScenario(seed: number): Scenario {
+  const prng = new Prng(`swarm/${seed}`);
+  const nodes = prng.int(3, 7);
+  const faults = swarmFaultConfig(prng);
+  const rate = Math.round(2 ** prng.range(0, Math.log2(20)) * 10) / 10;
+  const mix: Partial<Record<DirectoryOpKind, number>> = {};
+  for (const k of kinds) mix[k] = prng.chance(0.2) ? 0 : prng.int(1, 30);
+  mix.create = Math.max(mix.create ?? 0, 5);
+  const safetyMs = prng.int(3, 12) * 10_000;
+  return {
+    ...empty,
+    name: `swarm-${seed}`,
+    checks: `DESIGN "Oracles" 1-7 on a swarm seed (STYLE 19)`,
+    about: [`Swarm seed ${seed}: knobs derived from the seed (sim/scenario/swarm.ts).`],
+    nodes,
+    preset: "none",
+    faults,
+    rate,
+    mix: mix as OpMix,
+    safetyMs,
+  };
+}
+
+/** Each class on with probability 1/2 at its preset shape, then the swarm knobs. */
+function swarmFaultConfig(prng: Prng): FaultConfig {
+  const chaos = presetFaults("chaos");
+  const none = presetFaults("none");
+  const base: FaultConfig = {
+    network: prng.chance(0.5) ? chaos.network : none.network,
+    partitions: prng.chance(0.5) ? chaos.partitions : null,
+    crashes: prng.chance(0.5) ? chaos.crashes : null,
+    clocks: prng.chance(0.5) ? chaos.clocks : null,
+    rollbacks: prng.chance(0.5) ? chaos.rollbacks : null,
+  };
+  return roundKnobs(swarmFaults(base, prng.fork("knobs")));
+}
+
+/** Probabilities to 3 decimals so a printed swarm scenario reads back to the same config. */
+function roundKnobs(c: FaultConfig): FaultConfig {
+  const r = (x: number): number => Math.round(x * 1000) / 1000;
+  return {
+    ...c,
+    network: { ...c.network, lossP: r(c.network.lossP), dupP: r(c.network.dupP) },
+    crashes: c.crashes && { ...c.crashes, tornP: r(c.crashes.tornP) },
+  };
+}
