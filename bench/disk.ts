@@ -11,12 +11,15 @@ import * as path from "node:path";
 import type { Figure } from "./figures";
 import { isMain, printFigures, quickFlag } from "./figures";
 
-export function benchDisk(options: { readonly quick: boolean }): Figure[] {
+/** Appends + fdatasyncs per second over `durationMs` (a probe on the benches' file system). */
+export function fsyncRate(durationMs: number): {
+  perSecond: number;
+  syncs: number;
+  seconds: number;
+} {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-disk-"));
-  const file = path.join(dir, "probe.log");
-  const fd = fs.openSync(file, "a");
+  const fd = fs.openSync(path.join(dir, "probe.log"), "a");
   const record = Buffer.alloc(300, 0x61);
-  const durationMs = options.quick ? 1_000 : 5_000;
   let syncs = 0;
   const started = performance.now();
   try {
@@ -30,14 +33,19 @@ export function benchDisk(options: { readonly quick: boolean }): Figure[] {
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const seconds = (performance.now() - started) / 1000;
+  return { perSecond: syncs / seconds, syncs, seconds };
+}
+
+export function benchDisk(options: { readonly quick: boolean }): Figure[] {
+  const probe = fsyncRate(options.quick ? 1_000 : 5_000);
   return [
     {
       name: "disk: 300-byte append + fdatasync",
-      value: syncs / seconds,
+      value: probe.perSecond,
       unit: "/s",
       target: "",
       met: null,
-      detail: `${syncs} syncs in ${seconds.toFixed(1)} s on ${os.tmpdir()}`,
+      detail: `${probe.syncs} syncs in ${probe.seconds.toFixed(1)} s on ${os.tmpdir()}`,
     },
   ];
 }

@@ -3,7 +3,7 @@
  * DIR`): the functions with the most self time and the most inclusive time (time on the stack,
  * each function counted once per stack), with file and line, as percentages of the samples.
  *
- * Usage: npx tsx bench/profile-summary.ts FILE.cpuprofile [--top N]
+ * Usage: npx tsx bench/profile-summary.ts FILE.cpuprofile [--top N] [--from SECONDS]
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -22,6 +22,23 @@ interface ProfileNode {
 interface Profile {
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
+  /** Microseconds between consecutive samples. */
+  readonly timeDeltas?: readonly number[];
+}
+
+/**
+ * The profile with only the samples taken from `fromSeconds` after its start on: startup,
+ * module loading and bench setup stay out of a steady-state summary.
+ */
+export function fromSecond(profile: Profile, fromSeconds: number): Profile {
+  const deltas = profile.timeDeltas ?? [];
+  const samples: number[] = [];
+  let atUs = 0;
+  profile.samples.forEach((id, i) => {
+    atUs += deltas[i] ?? 0;
+    if (atUs >= fromSeconds * 1e6) samples.push(id);
+  });
+  return { nodes: profile.nodes, samples };
 }
 
 export interface HotSpot {
@@ -82,11 +99,11 @@ export function summarise(profile: Profile, root: string): HotSpot[] {
   }));
 }
 
-export function printHotSpots(file: string, top: number): void {
-  const profile = JSON.parse(fs.readFileSync(file, "utf8")) as Profile;
+export function printHotSpots(file: string, top: number, fromSeconds = 0): void {
+  const profile = fromSecond(JSON.parse(fs.readFileSync(file, "utf8")) as Profile, fromSeconds);
   const spots = summarise(profile, process.cwd());
   const ignore = /^\((root|program|idle|garbage collector)\)/;
-  console.log(`${file}: ${profile.samples.length} samples`);
+  console.log(`${file}: ${profile.samples.length} samples from second ${fromSeconds} on`);
   console.log("\nby self time:");
   for (const s of [...spots].sort((a, b) => b.selfPercent - a.selfPercent).slice(0, top)) {
     console.log(`  ${s.selfPercent.toFixed(1).padStart(5)}%  ${s.where}`);
@@ -100,7 +117,9 @@ export function printHotSpots(file: string, top: number): void {
 
 if (isMain(import.meta.url)) {
   const file = process.argv[2];
-  if (file === undefined) throw new Error("usage: profile-summary.ts FILE.cpuprofile [--top N]");
+  if (file === undefined) throw new Error("usage: profile-summary.ts FILE [--top N] [--from S]");
   const at = process.argv.indexOf("--top");
-  printHotSpots(file, at >= 0 ? Number(process.argv[at + 1]) : 25);
+  const from = process.argv.indexOf("--from");
+  const top = at >= 0 ? Number(process.argv[at + 1]) : 25;
+  printHotSpots(file, top, from >= 0 ? Number(process.argv[from + 1]) : 0);
 }

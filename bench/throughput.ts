@@ -17,6 +17,7 @@ import * as path from "node:path";
 import { KeepAliveClient } from "../test/daemon/keep-alive-client";
 import type { Figure } from "./figures";
 import { isMain, printFigures, quickFlag } from "./figures";
+import { fsyncRate } from "./disk";
 import { runLoad } from "./load-client";
 import type { LoadRequest, LoadResult } from "./load-client";
 import { serve } from "./serve";
@@ -39,8 +40,12 @@ interface Setup {
   readonly listed: string;
 }
 
-/** Parents for creates (one OU per connection), write/read targets, the 1,000-child OU. */
-async function setUp(url: string): Promise<Setup> {
+/**
+ * Parents for creates (one OU per connection), write/read targets, the 1,000-child OU. Only
+ * what the measured figures need is made, so that a profile of one figure is not dominated
+ * by the setup's creates.
+ */
+async function setUp(url: string, needs: { targets: boolean; listed: boolean }): Promise<Setup> {
   const http = new KeepAliveClient(url, 8);
   const create = async (parent: string, body: unknown): Promise<string> => {
     const r = await http.json("POST", `/api/objects/${parent}/children`, body);
@@ -56,12 +61,14 @@ async function setUp(url: string): Promise<Setup> {
   const people = await create(bench, { name: "targets", class: "organizationalUnit" });
   const listed = await create(bench, { name: "listed", class: "organizationalUnit" });
   const targets: string[] = [];
+  const targetsMade = needs.targets ? targetCount : 0;
+  const childrenMade = needs.listed ? listedChildren : 0;
   // Eight at a time: setup is not measured, but need not be slow either.
-  for (let i = 0; i < Math.max(targetCount, listedChildren); i += 8) {
+  for (let i = 0; i < Math.max(targetsMade, childrenMade); i += 8) {
     const batch = Array.from({ length: 8 }, async (_, k) => {
       const n = i + k;
-      if (n < targetCount) targets.push(await create(people, user(`target ${n}`, n)));
-      if (n < listedChildren) await create(listed, user(`child ${n}`, n));
+      if (n < targetsMade) targets.push(await create(people, user(`target ${n}`, n)));
+      if (n < childrenMade) await create(listed, user(`child ${n}`, n));
     });
     await Promise.all(batch);
   }
@@ -88,22 +95,31 @@ async function measure(
   connections: number,
   expectStatus: number,
   next: (connection: number, n: number) => LoadRequest,
-): Promise<LoadResult> {
+): Promise<LoadResult & { diskSyncsPerSecond: number }> {
   const durationMs = options.quick ? 2_000 : 10_000;
   // A short warm-up (JIT, connection setup) whose figures are dropped.
   await runLoad({ url, connections, durationMs: durationMs / 5, expectStatus, next });
+  // The disk of a shared VM varies by an order of magnitude from minute to minute: each
+  // figure carries the fdatasync rate measured just before it.
+  const disk = fsyncRate(500).perSecond;
   const result = await runLoad({ url, connections, durationMs, expectStatus, next });
   if (result.errors > 0) {
     throw new Error(`${result.errors} unexpected answers: ${result.firstError}`);
   }
-  return result;
+  return { ...result, diskSyncsPerSecond: disk };
 }
 
-function figure(name: string, r: LoadResult, target: number): Figure {
+function figure(
+  name: string,
+  r: LoadResult & { diskSyncsPerSecond: number },
+  target: number,
+): Figure {
   const load = os.loadavg()[0]?.toFixed(1) ?? "?";
+  const disk = Math.round(r.diskSyncsPerSecond);
   const detail =
     `${r.connections} conn, ${r.requests} req in ${r.seconds.toFixed(1)} s, ` +
-    `p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms, load avg ${load}`;
+    `p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms; ` +
+    `disk ${disk} fdatasync/s, load avg ${load}`;
   return {
     name,
     value: r.perSecond,
@@ -126,10 +142,13 @@ export async function benchThroughput(options: ThroughputOptions): Promise<Figur
     ...(options.profileDir === undefined ? {} : { profileDir: options.profileDir }),
   });
   try {
-    const setup = await setUp(daemon.url);
+    const wanted = (phase: Phase): boolean => options.only === undefined || options.only === phase;
+    const setup = await setUp(daemon.url, {
+      targets: wanted("writes") || wanted("reads"),
+      listed: wanted("listings"),
+    });
     const url = daemon.url;
     const figures: Figure[] = [];
-    const wanted = (phase: Phase): boolean => options.only === undefined || options.only === phase;
     // Names must be unique across warm-ups and runs: one counter for all creates.
     let created = 0;
     const createIn = (connection: number, n: number): LoadRequest => ({
@@ -148,11 +167,13 @@ export async function benchThroughput(options: ThroughputOptions): Promise<Figur
     const target = (connection: number, n: number): string =>
       `/api/objects/${setup.targets[(connection * 31 + n) % targetCount]}`;
     if (wanted("writes")) {
-      // Values unique per write: an unchanged value would be a no-op without an fsync.
+      // Values unique per write: an unchanged value would be a no-op without an fsync. The
+      // attribute is single-valued (an LDAP modify-replace): rewriting a multi-valued one
+      // leaves one absence residue per replaced value, and the record grows with every write.
       let written = 0;
       const writes = await measure(url, options, manyClients, 200, (connection, n) => ({
         method: "PUT",
-        path: `${target(connection, n)}/attributes/description`,
+        path: `${target(connection, n)}/attributes/displayName`,
         body: JSON.stringify({ values: [`w ${written++}`] }),
       }));
       figures.push(figure("attribute writes, 32 clients", writes, 5_000));
@@ -171,7 +192,7 @@ export async function benchThroughput(options: ThroughputOptions): Promise<Figur
       }));
       figures.push(figure("listings of a 1,000-child OU, 32 clients", listings, 300));
     }
-    const objects = 70 + targetCount + listedChildren + created;
+    const objects = 70 + setup.targets.length + created;
     const peak = daemon.memory().peakMiB.toFixed(0);
     console.error(`throughput: daemon peak RSS ${peak} MiB after ~${objects} objects`);
     return figures;
