@@ -21,6 +21,9 @@ export interface ReplicationTiming {
   readonly objectsPerBatch: number;
 }
 
+/** How long after an erasure the host rotates the log (the rebuild that pays the debt). */
+const rotateAfterErasureMs = 2_000;
+
 export const defaultTiming: ReplicationTiming = {
   pullEveryMs: 5_000,
   pullJitterMs: 1_000,
@@ -80,6 +83,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   latchSeen = false;
   /** Boots that recovered a disk (each re-mints the invocation once). */
   recoveredBoots = 0;
+  private rotationArmed = false;
   private store: KvStore | null = null;
   private pullStartedMono = new Map<string, number>();
   /** True time at which the pull cycle under way from each peer started. */
@@ -108,12 +112,18 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     this.pullStartedMono.clear();
     this.cycleStartedTrue.clear();
     this.pullDueMono.clear();
+    this.rotationArmed = false;
   }
 
   onTimer(ctx: NodeContext<ReplicationMessage>, name: string): void {
     const node = this.node;
     if (node === null) return;
     if (name === "gc") return this.runGc(ctx, node);
+    if (name === "rotate") {
+      this.rotationArmed = false;
+      this.store?.rotate();
+      return;
+    }
     if (!name.startsWith("pull:")) return;
     const peer = name.slice("pull:".length);
     this.armPull(ctx, peer, this.options.timing.pullEveryMs);
@@ -164,7 +174,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       op.kind === "script"
         ? runScriptOp(node, this.labels, op.op, ctx.wallMs())
         : runOp(node, op, ctx.wallMs(), this.labels.protectedIds);
-    const written = this.persist(ctx);
+    const written = this.persist(ctx, true);
     const kind = op.kind === "script" ? op.op.verb : op.kind;
     this.options.ledger.count(kind, result.ok ? "ok" : result.code);
     ctx.trace("op", `${kind} ${result.ok ? "ok" : result.code}`);
@@ -248,8 +258,13 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     ctx.setTimer(`pull:${peer}`, afterMs + jitter);
   }
 
-  /** Persists whatever the node changed; returns the object records written. */
-  private persist(ctx: NodeContext<ReplicationMessage>): ObjectRecord[] {
+  /**
+   * Persists whatever the node changed; returns the object records written when `records`
+   * (decoding them costs, and only acks need them). Erasure raises the debt at once; the
+   * rotation that pays it runs a little later, once per burst of shreds, as the daemon's
+   * background rebuild would (a synchronous rebuild per shred dominated profiles).
+   */
+  private persist(ctx: NodeContext<ReplicationMessage>, records = false): ObjectRecord[] {
     const node = this.node;
     const store = this.store;
     assert(node !== null && store !== null, "persist on a running node");
@@ -258,10 +273,11 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     store.commit([ready.batch]);
     if (ready.erasure) {
       store.markErasureDebt();
-      store.rotate();
+      if (!this.rotationArmed) ctx.setTimer("rotate", rotateAfterErasureMs);
+      this.rotationArmed = true;
     }
-    void ctx;
     const out: ObjectRecord[] = [];
+    if (!records) return out;
     for (const [key, value] of ready.batch.puts) if (key.startsWith("o/")) out.push(decodeRecord(value));
     return out;
   }

@@ -10,9 +10,11 @@ const noIds: ReadonlySet<string> = new Set();
 export type WorkloadOp = Exclude<DirectoryOp, { kind: "script" }>;
 
 /**
- * What picks index into on one node: objects passing a test, sorted by id. Objects a scenario
- * script labelled (`excluded`) are left out, so the random workload never disturbs what the
- * script checks; with nothing excluded the lists are exactly the node's objects.
+ * What picks index into on one node: the objects passing a test, in the store's own order
+ * (first-insertion order: a function of the node's history, so deterministic per seed).
+ * Objects a scenario script labelled (`excluded`) are left out, so the random workload never
+ * disturbs what the script checks. Picking counts, then walks to the chosen index: no list,
+ * no sort (this ran on every simulated write and dominated profiles as a sort).
  */
 class Picker {
   constructor(
@@ -20,27 +22,28 @@ class Picker {
     private readonly excluded: ReadonlySet<string>,
   ) {}
 
-  candidates(test: (r: ObjectRecord) => boolean): ObjectRecord[] {
-    const out: ObjectRecord[] = [];
-    for (const r of this.node.dir.store.all()) if (test(r) && !this.excluded.has(r.id)) out.push(r);
-    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  pick(test: (r: ObjectRecord) => boolean, pick: number): ObjectRecord | undefined {
+    let count = 0;
+    for (const r of this.node.dir.store.all()) if (test(r) && !this.excluded.has(r.id)) count++;
+    if (count === 0) return undefined;
+    let index = pick % count;
+    for (const r of this.node.dir.store.all()) {
+      if (!test(r) || this.excluded.has(r.id)) continue;
+      if (index === 0) return r;
+      index--;
+    }
+    return undefined;
   }
 
-  aliveWork(): ObjectRecord[] {
-    return this.candidates((r) => r.existence.stage === "alive" && !r.existence.system && workloadClasses.has(r.existence.className));
+  aliveWork(pick: number): ObjectRecord | undefined {
+    return this.pick((r) => r.existence.stage === "alive" && !r.existence.system && workloadClasses.has(r.existence.className), pick);
   }
 
-  /** Alive organizational units, then the root (parents for creates and moves). */
-  containers(): ObjectRecord[] {
+  /** Alive organizational units and the root (parents for creates and moves). */
+  container(pick: number): ObjectRecord | undefined {
     const root = this.node.dir.landmarks()?.root;
-    return this.candidates(
-      (r) => r.existence.stage === "alive" && (r.id === root || r.existence.className === "organizationalUnit") && !r.existence.system,
-    ).concat(root === undefined ? [] : this.candidates((r) => r.id === root));
+    return this.pick((r) => r.existence.stage === "alive" && (r.id === root || (r.existence.className === "organizationalUnit" && !r.existence.system)), pick);
   }
-}
-
-function pickOf<T>(list: readonly T[], pick: number): T | undefined {
-  return list.length === 0 ? undefined : list[pick % list.length];
 }
 
 /**
@@ -53,43 +56,42 @@ export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, protec
   const none = (): Result<unknown> => ok(null);
   switch (op.kind) {
     case "create": {
-      const parent = pickOf(p.containers(), op.pick);
+      const parent = p.container(op.pick);
       if (parent === undefined) return none();
       const attributes = op.className === "user" ? { sid: [`S-${op.name}`] } : undefined;
       return node.create({ parent: parent.id, name: op.name, className: op.className, attributes }, nowMs);
     }
     case "rename": {
-      const target = pickOf(p.aliveWork(), op.pick);
+      const target = p.aliveWork(op.pick);
       return target === undefined ? none() : node.move(target.id, { name: op.name }, nowMs);
     }
     case "move": {
-      const target = pickOf(p.aliveWork(), op.pick);
-      const parent = pickOf(p.containers(), op.parentPick);
+      const target = p.aliveWork(op.pick);
+      const parent = p.container(op.parentPick);
       if (target === undefined || parent === undefined) return none();
       return node.move(target.id, { parent: parent.id }, nowMs);
     }
     case "describe": {
-      const target = pickOf(p.aliveWork(), op.pick);
+      const target = p.aliveWork(op.pick);
       return target === undefined ? none() : node.putAttribute(target.id, "description", op.values, nowMs);
     }
     case "displayName": {
-      const target = pickOf(p.aliveWork(), op.pick);
+      const target = p.aliveWork(op.pick);
       const values = op.value === null ? [] : [op.value];
       return target === undefined ? none() : node.putAttribute(target.id, "displayName", values, nowMs);
     }
     case "member":
       return runMember(p, op, nowMs);
     case "delete": {
-      const target = pickOf(p.aliveWork(), op.pick);
+      const target = p.aliveWork(op.pick);
       return target === undefined ? none() : node.delete(target.id, nowMs);
     }
     case "restore": {
-      const dead = p.candidates((r) => r.existence.stage === "deleted" && workloadClasses.has(r.existence.className));
-      const target = pickOf(dead, op.pick);
+      const target = p.pick((r) => r.existence.stage === "deleted" && workloadClasses.has(r.existence.className), op.pick);
       return target === undefined ? none() : node.restore(target.id, nowMs);
     }
     case "shred": {
-      const target = pickOf(p.aliveWork(), op.pick);
+      const target = p.aliveWork(op.pick);
       return target === undefined ? none() : node.shred(target.id, nowMs);
     }
     case "schema":
@@ -98,9 +100,8 @@ export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, protec
 }
 
 function runMember(p: Picker, op: Extract<DirectoryOp, { kind: "member" }>, nowMs: number): Result<unknown> {
-  const groups = p.candidates((r) => r.existence.stage === "alive" && r.existence.className === "group");
-  const group = pickOf(groups, op.pick);
-  const member = pickOf(p.aliveWork(), op.memberPick);
+  const group = p.pick((r) => r.existence.stage === "alive" && r.existence.className === "group", op.pick);
+  const member = p.aliveWork(op.memberPick);
   if (group === undefined || member === undefined) return ok(null);
   const current = [...(group.attrs.get("member")?.values() ?? [])]
     .filter((a) => a.present && a.value !== null)
@@ -114,7 +115,7 @@ function runSchema(p: Picker, op: Extract<DirectoryOp, { kind: "schema" }>, nowM
   const node = p.node;
   const schemaId = node.dir.landmarks()?.schema;
   if (schemaId === null || schemaId === undefined) return ok(null);
-  let ns = p.candidates((r) => r.existence.stage === "alive" && r.existence.className === "schemaNamespace" && r.placement.name === op.namespace)[0];
+  let ns = p.pick((r) => r.existence.stage === "alive" && r.existence.className === "schemaNamespace" && r.placement.name === op.namespace, 0);
   if (ns === undefined) {
     const made = node.create({ parent: schemaId, name: op.namespace, className: "schemaNamespace" }, nowMs);
     if (!made.ok) return made;

@@ -1,0 +1,56 @@
+/**
+ * Simulator speed (not a test). Two figures against the issue's targets:
+ * 1. One simulated hour of 5 nodes under the chaos preset at 20 writes/s: simulated time per
+ *    wall time (target >= 1,000x, goal 3,000x) and events per wall second.
+ * 2. Standard seeds (5 nodes, chaos, 5 writes/s, 10 simulated minutes of safety, then the
+ *    liveness phase and every oracle) per CPU minute (target >= 100).
+ * Usage: npx tsx bench/sim-speed.ts [--quick] [--seeds N]
+ *   --quick: 10 simulated minutes for figure 1 and 5 seeds for figure 2.
+ * Profile: node --cpu-prof --import tsx bench/sim-speed.ts --quick, then
+ *   npx tsx bench/profile-summary.ts <file>.cpuprofile
+ */
+import { presetScenario } from "../sim/scenario/swarm";
+import { runScenario } from "../sim/scenario/run-scenario";
+
+const quick = process.argv.includes("--quick");
+const seedsArg = process.argv.indexOf("--seeds");
+const standardSeeds = seedsArg > 0 ? Number(process.argv[seedsArg + 1]) : quick ? 5 : 20;
+
+function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+function hourUnderChaos(): void {
+  const safetyMs = quick ? 600_000 : 3_600_000;
+  const s = presetScenario({ preset: "chaos", nodes: 5, rate: 20, safetyMs });
+  const started = performance.now();
+  const r = runScenario({ ...s, maxEvents: 100_000_000 }, { seed: 1 });
+  const wallMs = performance.now() - started;
+  const ratio = r.virtualMs / wallMs;
+  const verdict = ratio >= 3000 ? "goal met" : ratio >= 1000 ? "target met" : "target missed";
+  console.log(
+    `chaos, 5 nodes, 20 writes/s, ${safetyMs / 60_000} simulated min: ${r.pass ? "PASS" : "FAIL"} ` +
+      `virtual ${(r.virtualMs / 1000).toFixed(0)}s in ${(wallMs / 1000).toFixed(1)}s wall = ${ratio.toFixed(0)}x real time ` +
+      `(${verdict}; target 1,000x, goal 3,000x); ${r.events} events, ${Math.round(r.events / (wallMs / 1000))} events/wall-s`,
+  );
+  if (!r.pass) console.log(r.violations.slice(0, 5).join("\n"));
+}
+
+function standardSeedsPerCpuMinute(): void {
+  const s = presetScenario({ preset: "chaos", nodes: 5, rate: 5, safetyMs: 600_000 });
+  const cpuStart = cpuMs();
+  const wallStart = performance.now();
+  let failed = 0;
+  for (let seed = 1; seed <= standardSeeds; seed++) if (!runScenario(s, { seed }).pass) failed++;
+  const cpu = cpuMs() - cpuStart;
+  const perMinute = (standardSeeds / cpu) * 60_000;
+  console.log(
+    `standard seeds (5 nodes, chaos, 5 writes/s, 10 simulated min + liveness + oracles): ${standardSeeds} seeds, ` +
+      `${failed} failed, ${(cpu / 1000).toFixed(1)}s CPU (${((performance.now() - wallStart) / 1000).toFixed(1)}s wall) = ` +
+      `${perMinute.toFixed(0)} seeds per CPU minute (target 100)`,
+  );
+}
+
+hourUnderChaos();
+standardSeedsPerCpuMinute();
