@@ -34,6 +34,8 @@ export interface LoadResult {
   readonly p99Ms: number;
   /** The first unexpected answer, for the report. */
   readonly firstError: string | null;
+  /** CPU this client process used during the run, in cores (it shares the machine). */
+  readonly clientCores: number;
 }
 
 /** Bound on one answer: a bench that stalls this long is broken, not slow. */
@@ -45,6 +47,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   let errors = 0;
   let firstError: string | null = null;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   const deadline = started + options.durationMs;
   const loops = Array.from({ length: options.connections }, async (_, connection) => {
     const socket = await connect(hostname, Number(port));
@@ -68,6 +71,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   });
   await Promise.all(loops);
   const seconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   latencies.sort((a, b) => a - b);
   const at = (q: number): number =>
     latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
@@ -80,6 +84,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p50Ms: at(0.5),
     p99Ms: at(0.99),
     firstError,
+    clientCores: (cpu.user + cpu.system) / 1e6 / seconds,
   };
 }
 

@@ -119,7 +119,7 @@ function figure(
   const detail =
     `${r.connections} conn, ${r.requests} req in ${r.seconds.toFixed(1)} s, ` +
     `p50 ${r.p50Ms.toFixed(1)} ms, p99 ${r.p99Ms.toFixed(1)} ms; ` +
-    `disk ${disk} fdatasync/s, load avg ${load}`;
+    `disk ${disk} fdatasync/s, load avg ${load}, client ${r.clientCores.toFixed(2)} cores`;
   return {
     name,
     value: r.perSecond,
