@@ -9,6 +9,7 @@ import type { Guid } from "../guid";
 export class UsnIndex {
   private usns: number[] = [];
   private readonly idByUsn = new Map<number, Guid>();
+  private sorted = true;
 
   set(id: Guid, usn: number, previousUsn: number | null): void {
     if (previousUsn === usn) {
@@ -17,13 +18,11 @@ export class UsnIndex {
     }
     if (previousUsn !== null) this.idByUsn.delete(previousUsn);
     const last = this.usns[this.usns.length - 1];
-    if (last === undefined || usn > last) {
-      this.usns.push(usn);
-    } else {
-      // Only boot-time loading inserts out of order; keep the array sorted.
-      assert(!this.idByUsn.has(usn), `usn ${usn} indexed twice`);
-      this.usns.splice(this.lowerBound(usn), 0, usn);
-    }
+    assert(!this.idByUsn.has(usn), `usn ${usn} indexed twice`);
+    // Only boot-time loading inserts out of order (records come in key order): append and
+    // sort once when next read, instead of an O(n) splice per record.
+    if (last !== undefined && usn < last) this.sorted = false;
+    this.usns.push(usn);
     this.idByUsn.set(usn, id);
     this.compactIfSparse();
   }
@@ -35,6 +34,7 @@ export class UsnIndex {
 
   /** Ids whose usnChanged is greater than `afterUsn`, ascending, at most `limit`. */
   after(afterUsn: number, limit: number): Array<{ id: Guid; usn: number }> {
+    this.sortIfNeeded();
     const out: Array<{ id: Guid; usn: number }> = [];
     for (let i = this.upperBound(afterUsn); i < this.usns.length && out.length < limit; i++) {
       const usn = this.usns[i]!;
@@ -48,17 +48,6 @@ export class UsnIndex {
     return this.idByUsn.size;
   }
 
-  private lowerBound(usn: number): number {
-    let lo = 0;
-    let hi = this.usns.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.usns[mid]! < usn) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
   private upperBound(usn: number): number {
     let lo = 0;
     let hi = this.usns.length;
@@ -68,6 +57,12 @@ export class UsnIndex {
       else hi = mid;
     }
     return lo;
+  }
+
+  private sortIfNeeded(): void {
+    if (this.sorted) return;
+    this.usns.sort((a, b) => a - b);
+    this.sorted = true;
   }
 
   private compactIfSparse(): void {

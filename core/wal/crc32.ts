@@ -3,12 +3,12 @@
  * core/ may not import node:zlib: the same code must run in the deterministic simulator.
  */
 
-function buildTable(): Uint32Array {
-  const table = new Uint32Array(256);
+function buildTable(): Int32Array {
+  const table = new Int32Array(256);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
+    table[n] = c | 0;
   }
   return table;
 }
@@ -20,10 +20,17 @@ const table = buildTable();
  * over several pieces (the record codec covers the length prefix and the payload).
  */
 export function crc32(bytes: Uint8Array, start = 0, end = bytes.length, crc = 0): number {
-  let c = (crc ^ 0xffffffff) >>> 0;
+  return ~update(bytes, start, end, ~crc | 0) >>> 0;
+}
+
+/**
+ * The loop carries only int32 values (an Int32Array table, `| 0` reads): with unsigned
+ * arithmetic V8 deoptimised it over and over under CPU contention (bench/README.md).
+ */
+function update(bytes: Uint8Array, start: number, end: number, state: number): number {
+  let c = state | 0;
   for (let i = start; i < end; i++) {
-    // Both indexes are in range by construction; `?? 0` only satisfies noUncheckedIndexedAccess.
-    c = (table[(c ^ (bytes[i] ?? 0)) & 0xff] ?? 0) ^ (c >>> 8);
+    c = (table[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
   }
-  return (c ^ 0xffffffff) >>> 0;
+  return c | 0;
 }
