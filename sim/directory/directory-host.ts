@@ -9,6 +9,7 @@ import { KvStore } from "../../core/wal/kv-store";
 import type { NodeContext, SimNodeHost } from "../world";
 import type { DirectoryOp } from "./directory-op";
 import type { Ledger } from "./ledger";
+import { PickIndex } from "./pick-index";
 import { runOp } from "./run-op";
 import { Labels, runScriptOp } from "./run-script-op";
 
@@ -92,10 +93,12 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   private pullDueMono = new Map<string, number>();
   private readonly labels: Labels;
   private readonly hooks: HostHooks;
+  private readonly picks: PickIndex;
 
   constructor(readonly options: HostOptions) {
     this.labels = options.labels ?? new Labels();
     this.hooks = options.hooks ?? {};
+    this.picks = new PickIndex(this.labels.protectedIds);
   }
 
   onStart(ctx: NodeContext<ReplicationMessage>): void {
@@ -173,7 +176,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     const result: Result<unknown> =
       op.kind === "script"
         ? runScriptOp(node, this.labels, op.op, ctx.wallMs())
-        : runOp(node, op, ctx.wallMs(), this.labels.protectedIds);
+        : runOp(node, op, ctx.wallMs(), this.picks);
     const written = this.persist(ctx, true);
     const kind = op.kind === "script" ? op.op.verb : op.kind;
     this.options.ledger.count(kind, result.ok ? "ok" : result.code);

@@ -36,8 +36,7 @@ function recordLine(r: ObjectRecord): string {
 }
 
 /** The effective view a user sees: paths, names, flags and stages of alive objects. */
-export function viewDigest(node: DirectoryNode): string {
-  const view = new EffectiveView(node.dir);
+export function viewDigest(node: DirectoryNode, view = new EffectiveView(node.dir)): string {
   const lines: string[] = [];
   for (const id of [...node.dir.store.ids()].sort()) {
     const r = node.dir.get(id);
@@ -53,19 +52,32 @@ export function schemaDigest(node: DirectoryNode): string {
   return JSON.stringify([s.attributes.map((a) => a.id), s.facets.map((f) => f.id), s.classes.map((c) => c.id), s.extensions.map((e) => e.id), s.quarantined.map((q) => q.id)]);
 }
 
-/** Oracle 1 and 5: same atoms, same effective view, same schema everywhere. */
-export function convergenceViolations(nodes: ReadonlyMap<string, DirectoryNode>): string[] {
+/**
+ * Oracle 1 (and the schema half of 5): same atoms, same effective view, same schema. Each
+ * digest is computed once per node; views only where the atoms already agree. `views` lets a
+ * caller share each node's EffectiveView (its facts are cached) with the tree oracle.
+ */
+export function convergenceViolations(
+  nodes: ReadonlyMap<string, DirectoryNode>,
+  views: ReadonlyMap<string, EffectiveView> = new Map(),
+): string[] {
   const out: string[] = [];
   const entries = [...nodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   const first = entries[0];
   if (first === undefined) return out;
   const [refId, ref] = first;
   const refAtoms = atomDigest(ref);
-  const refView = viewDigest(ref);
   const refSchema = schemaDigest(ref);
+  let refView: string | null = null;
   for (const [id, node] of entries.slice(1)) {
-    if (atomDigest(node) !== refAtoms) out.push(`atoms of ${id} differ from ${refId}: ${firstDiff(atomDigest(node), refAtoms, id, refId)}`);
-    else if (viewDigest(node) !== refView) out.push(`effective view of ${id} differs from ${refId}`);
+    const atoms = atomDigest(node);
+    if (atoms !== refAtoms) {
+      out.push(`atoms of ${id} differ from ${refId}: ${firstDiff(atoms, refAtoms, id, refId)}`);
+    } else {
+      refView ??= viewDigest(ref, views.get(refId));
+      const view = viewDigest(node, views.get(id));
+      if (view !== refView) out.push(`effective view of ${id} differs from ${refId}: ${firstDiff(view, refView, id, refId)}`);
+    }
     if (schemaDigest(node) !== refSchema) out.push(`schema of ${id} differs from ${refId}`);
   }
   return out;
@@ -90,11 +102,10 @@ function firstDiff(a: string, b: string, nameA: string, nameB: string): string {
 }
 
 /** Oracle 4: the effective parent graph is a tree at the root; alive sibling names unique. */
-export function treeViolations(simId: string, node: DirectoryNode): string[] {
+export function treeViolations(simId: string, node: DirectoryNode, view = new EffectiveView(node.dir)): string[] {
   const out: string[] = [];
   const landmarks = node.dir.landmarks();
   if (landmarks === null) return out;
-  const view = new EffectiveView(node.dir);
   const names = new Map<string, string>();
   for (const r of node.dir.store.all()) {
     if (r.existence.stage !== "alive") continue;

@@ -3,56 +3,37 @@ import { ok, refuse } from "../../core/errors";
 import type { DirectoryNode } from "../../core/node/directory-node";
 import type { ObjectRecord } from "../../core/store/record";
 import type { DirectoryOp } from "./directory-op";
-
-const workloadClasses = new Set(["organizationalUnit", "user", "group"]);
-const noIds: ReadonlySet<string> = new Set();
+import type { PickClass, PickIndex } from "./pick-index";
 
 export type WorkloadOp = Exclude<DirectoryOp, { kind: "script" }>;
 
-/**
- * What picks index into on one node: the objects passing a test, in the store's own order
- * (first-insertion order: a function of the node's history, so deterministic per seed).
- * Objects a scenario script labelled (`excluded`) are left out, so the random workload never
- * disturbs what the script checks. Picking counts, then walks to the chosen index: no list,
- * no sort (this ran on every simulated write and dominated profiles as a sort).
- */
+/** Picks for one op: through the node's PickIndex (see pick-index.ts). */
 class Picker {
   constructor(
     readonly node: DirectoryNode,
-    private readonly excluded: ReadonlySet<string>,
+    private readonly index: PickIndex,
   ) {}
 
-  pick(test: (r: ObjectRecord) => boolean, pick: number): ObjectRecord | undefined {
-    let count = 0;
-    for (const r of this.node.dir.store.all()) if (test(r) && !this.excluded.has(r.id)) count++;
-    if (count === 0) return undefined;
-    let index = pick % count;
-    for (const r of this.node.dir.store.all()) {
-      if (!test(r) || this.excluded.has(r.id)) continue;
-      if (index === 0) return r;
-      index--;
-    }
-    return undefined;
+  pick(cls: PickClass, pick: number): ObjectRecord | undefined {
+    return this.index.pick(this.node, cls, pick);
   }
 
   aliveWork(pick: number): ObjectRecord | undefined {
-    return this.pick((r) => r.existence.stage === "alive" && !r.existence.system && workloadClasses.has(r.existence.className), pick);
+    return this.pick("work", pick);
   }
 
-  /** Alive organizational units and the root (parents for creates and moves). */
   container(pick: number): ObjectRecord | undefined {
-    const root = this.node.dir.landmarks()?.root;
-    return this.pick((r) => r.existence.stage === "alive" && (r.id === root || (r.existence.className === "organizationalUnit" && !r.existence.system)), pick);
+    return this.pick("container", pick);
   }
 }
 
 /**
- * Runs one workload op against the node at `nowMs` (the node's wall clock); objects in
- * `protectedIds` are neither targets nor parents.
+ * Runs one workload op against the node at `nowMs` (the node's wall clock). Targets come
+ * from `index`, which leaves out the objects a scenario script labelled.
  */
-export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, protectedIds: ReadonlySet<string> = noIds): Result<unknown> {
+export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, index: PickIndex): Result<unknown> {
   if (node.dir.landmarks() === null) return refuse("no-root", "no root yet");
-  const p = new Picker(node, protectedIds);
+  const p = new Picker(node, index);
   const none = (): Result<unknown> => ok(null);
   switch (op.kind) {
     case "create": {
@@ -87,7 +68,7 @@ export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, protec
       return target === undefined ? none() : node.delete(target.id, nowMs);
     }
     case "restore": {
-      const target = p.pick((r) => r.existence.stage === "deleted" && workloadClasses.has(r.existence.className), op.pick);
+      const target = p.pick("deleted", op.pick);
       return target === undefined ? none() : node.restore(target.id, nowMs);
     }
     case "shred": {
@@ -100,7 +81,7 @@ export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, protec
 }
 
 function runMember(p: Picker, op: Extract<DirectoryOp, { kind: "member" }>, nowMs: number): Result<unknown> {
-  const group = p.pick((r) => r.existence.stage === "alive" && r.existence.className === "group", op.pick);
+  const group = p.pick("group", op.pick);
   const member = p.aliveWork(op.memberPick);
   if (group === undefined || member === undefined) return ok(null);
   const current = [...(group.attrs.get("member")?.values() ?? [])]
@@ -115,7 +96,12 @@ function runSchema(p: Picker, op: Extract<DirectoryOp, { kind: "schema" }>, nowM
   const node = p.node;
   const schemaId = node.dir.landmarks()?.schema;
   if (schemaId === null || schemaId === undefined) return ok(null);
-  let ns = p.pick((r) => r.existence.stage === "alive" && r.existence.className === "schemaNamespace" && r.placement.name === op.namespace, 0);
+  let ns: ObjectRecord | undefined;
+  for (const r of node.dir.store.all()) {
+    if (r.existence.stage === "alive" && r.existence.className === "schemaNamespace" && r.placement.name === op.namespace) {
+      if (ns === undefined || r.id < ns.id) ns = r;
+    }
+  }
   if (ns === undefined) {
     const made = node.create({ parent: schemaId, name: op.namespace, className: "schemaNamespace" }, nowMs);
     if (!made.ok) return made;

@@ -1,7 +1,7 @@
 import type { DirectoryNode } from "../../core/node/directory-node";
 import type { DirectoryWorld } from "../directory/directory-world";
+import { EffectiveView } from "../../core/view/effective-view";
 import {
-  atomDigest,
   convergenceViolations,
   durabilityViolations,
   rollbackViolations,
@@ -30,7 +30,7 @@ export interface FinishedRun {
 
 /**
  * Oracle 1 as a predicate, cheapest test first: every judged node holds the same number of
- * records before the full digests (atoms, effective view, schema) are compared.
+ * records and the same USN-independent atom digest before the views are compared.
  */
 export function quickConverged(nodes: ReadonlyMap<string, DirectoryNode>): boolean {
   let size = -1;
@@ -38,12 +38,6 @@ export function quickConverged(nodes: ReadonlyMap<string, DirectoryNode>): boole
     const n = node.dir.store.size;
     if (size >= 0 && n !== size) return false;
     size = n;
-  }
-  let first: string | null = null;
-  for (const node of nodes.values()) {
-    const digest = atomDigest(node);
-    if (first === null) first = digest;
-    else if (digest !== first) return false;
   }
   return convergenceViolations(nodes).length === 0;
 }
@@ -56,13 +50,16 @@ export function finalViolations(run: FinishedRun, judged: ReadonlyMap<string, Di
     if (list.length > perOracleMax) out.push(`${oracle}: ... ${list.length - perOracleMax} more`);
   };
   const all = run.dw.nodes();
+  // One view per node, shared by the convergence and tree oracles (facts are cached per view).
+  const views = new Map<string, EffectiveView>();
+  for (const [simId, node] of all) views.set(simId, new EffectiveView(node.dir));
   if (run.converged === null) {
     const rounds = run.rounds.completed;
     const elapsed = formatDuration(run.dw.world.timeMs - run.healMs);
     add("liveness", [`no convergence within ${run.s.roundsMax} rounds (${rounds} completed, ${elapsed} after the heal)`]);
-    add("convergence", convergenceViolations(judged));
+    add("convergence", convergenceViolations(judged, views));
   }
-  for (const [simId, node] of all) add("tree", treeViolations(simId, node));
+  for (const [simId, node] of all) add("tree", treeViolations(simId, node, views.get(simId)));
   const ackedBy = new Set(run.judged);
   add("durability", durabilityViolations(run.dw.ledger, judged, { ackedBy, purged: (n, id) => run.oracle.wasPurged(n, id) }));
   const resurrection: string[] = [];
