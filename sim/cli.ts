@@ -29,7 +29,16 @@ interface Args {
   readonly values: Map<string, string>;
 }
 
-const valued = new Set(["--scenario", "--seed", "--seeds", "--preset", "--nodes", "--rate", "--safety", "--out"]);
+const valued = new Set([
+  "--scenario",
+  "--seed",
+  "--seeds",
+  "--preset",
+  "--nodes",
+  "--rate",
+  "--safety",
+  "--out",
+]);
 
 function parseArgs(argv: readonly string[]): Args {
   const flags = new Set<string>();
@@ -84,7 +93,9 @@ function runOne(s: Scenario, seed: number, args: Args, single: boolean): RunRepo
   if (failed || (keepTrace && single)) {
     const full = keepTrace ? report : runScenario(s, { seed, keepTrace: true });
     const lines = keepTrace ? full.trace : full.trace.slice(-200);
-    console.log(`-- timeline (${keepTrace ? "full trace" : "last 200 events"}; virtual time, node, event, detail)`);
+    console.log(
+      `-- timeline (${keepTrace ? "full trace" : "last 200 events"}; virtual time, node, event, detail)`,
+    );
     for (const line of timeline(lines)) console.log(line);
   }
   if (failed) {
@@ -117,7 +128,9 @@ function runSwarm(range: SeedRange, args: Args): boolean {
     reports.push(runOne(s, seed, args, range.from === range.to));
   }
   const summary = summarize(reports);
-  console.log(summaryLine("swarm", `${range.from}..${range.to}`, summary, performance.now() - started));
+  console.log(
+    summaryLine("swarm", `${range.from}..${range.to}`, summary, performance.now() - started),
+  );
   return summary.failed.length === 0;
 }
 
@@ -133,7 +146,12 @@ function runShrink(s: Scenario, seed: number, out: string | undefined): boolean 
     `Fails with: ${first.slice(0, 200)}`,
     ...s.about,
   ];
-  const shrunk: Scenario = { ...result.scenario, name: `${s.name}-s${seed}`, about, seeds: { from: seed, to: seed } };
+  const shrunk: Scenario = {
+    ...result.scenario,
+    name: `${s.name}-s${seed}`,
+    about,
+    seeds: { from: seed, to: seed },
+  };
   const text = printScenario(shrunk);
   if (out !== undefined) writeFileSync(out, text);
   console.log(text);
@@ -148,7 +166,8 @@ function scenarioOf(args: Args, file: string): Scenario {
 function main(argv: readonly string[]): number {
   const args = parseArgs(argv);
   const seedText = args.values.get("--seeds") ?? args.values.get("--seed");
-  if (args.flags.has("--swarm")) return runSwarm(seedRange(seedText, { from: 1, to: 100 }), args) ? 0 : 1;
+  if (args.flags.has("--swarm"))
+    return runSwarm(seedRange(seedText, { from: 1, to: 100 }), args) ? 0 : 1;
   const preset = args.values.get("--preset");
   let scenarios: Scenario[];
   if (preset !== undefined) {
@@ -161,7 +180,8 @@ function main(argv: readonly string[]): number {
     scenarios = scenarioFiles("scenarios").map((f) => scenarioOf(args, f));
   } else {
     const file = args.values.get("--scenario");
-    if (file === undefined) throw new Error("give --scenario FILE, --all, --preset NAME or --swarm");
+    if (file === undefined)
+      throw new Error("give --scenario FILE, --all, --preset NAME or --swarm");
     scenarios = [scenarioOf(args, file)];
   }
   let ok = true;

@@ -134,11 +134,16 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     if (peerGuid === undefined || this.pullsPaused) return;
     const started = this.pullStartedMono.get(peer);
     if (node.replicator.isPulling(peerGuid)) {
-      if (started !== undefined && ctx.monoMs() - started < this.options.timing.pullTimeoutMs) return;
+      if (started !== undefined && ctx.monoMs() - started < this.options.timing.pullTimeoutMs)
+        return;
       node.replicator.abandon(peerGuid);
       ctx.trace("pull-timeout", peer);
     }
-    const req = node.replicator.pullRequest(peerGuid, ctx.wallMs(), this.options.timing.objectsPerBatch);
+    const req = node.replicator.pullRequest(
+      peerGuid,
+      ctx.wallMs(),
+      this.options.timing.objectsPerBatch,
+    );
     this.persist(ctx);
     if (req === null) {
       ctx.trace("pull-refused", peer);
@@ -240,7 +245,10 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
         : DirectoryNode.joining(ctx.prng));
     this.persist(ctx);
     this.options.registry.register(this.options.simId, this.node.dir.nodeId);
-    ctx.trace("boot", `${booted === null ? "fresh" : "recovered"} node=${this.node.dir.nodeId.slice(0, 8)} usn=${this.node.dir.usn}`);
+    ctx.trace(
+      "boot",
+      `${booted === null ? "fresh" : "recovered"} node=${this.node.dir.nodeId.slice(0, 8)} usn=${this.node.dir.usn}`,
+    );
     for (const peer of this.options.peers) {
       this.armPull(ctx, peer, ctx.prng.int(0, this.options.timing.pullJitterMs));
     }
@@ -252,7 +260,12 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
    * (Re)arms the pull timer of `peer`. A hint only ever brings the pull forward: were it to
    * re-arm a later time, a steady stream of hints would postpone the pull indefinitely.
    */
-  private armPull(ctx: NodeContext<ReplicationMessage>, peer: string, afterMs: number, hint = false): void {
+  private armPull(
+    ctx: NodeContext<ReplicationMessage>,
+    peer: string,
+    afterMs: number,
+    hint = false,
+  ): void {
     const jitter = ctx.prng.int(0, this.options.timing.pullJitterMs);
     const dueMs = ctx.monoMs() + afterMs + jitter;
     const armed = this.pullDueMono.get(peer);
@@ -281,11 +294,17 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     }
     const out: ObjectRecord[] = [];
     if (!records) return out;
-    for (const [key, value] of ready.batch.puts) if (key.startsWith("o/")) out.push(decodeRecord(value));
+    for (const [key, value] of ready.batch.puts)
+      if (key.startsWith("o/")) out.push(decodeRecord(value));
     return out;
   }
 
-  private ackAtoms(ctx: NodeContext<ReplicationMessage>, record: ObjectRecord, usnBefore: number, restore: boolean): void {
+  private ackAtoms(
+    ctx: NodeContext<ReplicationMessage>,
+    record: ObjectRecord,
+    usnBefore: number,
+    restore: boolean,
+  ): void {
     const ack = (atom: string, stamp: ObjectRecord["existence"]["stamp"]): void => {
       if (stamp.localUsn <= usnBefore) return;
       this.options.ledger.ack({
@@ -298,7 +317,11 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       });
     };
     ack("existence", record.existence.stamp);
-    if (restore && record.existence.stamp.localUsn > usnBefore && record.existence.stage === "alive") {
+    if (
+      restore &&
+      record.existence.stamp.localUsn > usnBefore &&
+      record.existence.stage === "alive"
+    ) {
       this.options.ledger.noteRestore(record.id, record.existence.stamp);
     }
     ack("placement", record.placement.stamp);

@@ -7,12 +7,22 @@ import type { ScriptOp } from "./script-op";
  * step instead: it names its targets and reports its outcome back to the script runner.
  */
 export type DirectoryOp =
-  | { readonly kind: "create"; readonly pick: number; readonly name: string; readonly className: "organizationalUnit" | "user" | "group" }
+  | {
+      readonly kind: "create";
+      readonly pick: number;
+      readonly name: string;
+      readonly className: "organizationalUnit" | "user" | "group";
+    }
   | { readonly kind: "rename"; readonly pick: number; readonly name: string }
   | { readonly kind: "move"; readonly pick: number; readonly parentPick: number }
   | { readonly kind: "describe"; readonly pick: number; readonly values: readonly string[] }
   | { readonly kind: "displayName"; readonly pick: number; readonly value: string | null }
-  | { readonly kind: "member"; readonly pick: number; readonly memberPick: number; readonly add: boolean }
+  | {
+      readonly kind: "member";
+      readonly pick: number;
+      readonly memberPick: number;
+      readonly add: boolean;
+    }
   | { readonly kind: "delete"; readonly pick: number }
   | { readonly kind: "restore"; readonly pick: number }
   | { readonly kind: "shred"; readonly pick: number }

@@ -71,7 +71,13 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
     },
     ...(options.faults ? { faults: options.faults } : {}),
     ...(options.writesPerSecond > 0
-      ? { workload: directoryWorkload({ nodes: ids, writesPerSecond: options.writesPerSecond, ...(options.mix ? { mix: options.mix } : {}) }) }
+      ? {
+          workload: directoryWorkload({
+            nodes: ids,
+            writesPerSecond: options.writesPerSecond,
+            ...(options.mix ? { mix: options.mix } : {}),
+          }),
+        }
       : {}),
     trace: { ringLines: options.traceRingLines ?? 200, keepAll: options.keepTrace ?? false },
     describeMsg: describe,

@@ -40,7 +40,8 @@ export class Ledger {
   forgiveRolledBack(node: string, imageTimeMs: number, rollbackTimeMs: number): void {
     for (let i = this.acked.length - 1; i >= 0; i--) {
       const a = this.acked[i]!;
-      if (a.node === node && a.trueMs >= imageTimeMs && a.trueMs <= rollbackTimeMs) this.acked.splice(i, 1);
+      if (a.node === node && a.trueMs >= imageTimeMs && a.trueMs <= rollbackTimeMs)
+        this.acked.splice(i, 1);
     }
   }
 

@@ -26,11 +26,15 @@ export function atomDigest(node: DirectoryNode): string {
 function recordLine(r: ObjectRecord): string {
   const attrs = [...r.attrs.entries()]
     .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([n, m]) =>
-      `${n}{${[...m.values()]
-        .map((a) => `${a.key ?? "∅"}=${a.present ? JSON.stringify([a.value, a.meta]) : "absent"}@${st(a.stamp)}`)
-        .sort()
-        .join(",")}}`,
+    .map(
+      ([n, m]) =>
+        `${n}{${[...m.values()]
+          .map(
+            (a) =>
+              `${a.key ?? "∅"}=${a.present ? JSON.stringify([a.value, a.meta]) : "absent"}@${st(a.stamp)}`,
+          )
+          .sort()
+          .join(",")}}`,
     );
   return `${r.id} ${r.existence.stage}@${st(r.existence.stamp)} ${r.placement.parent ?? "-"}/${JSON.stringify(r.placement.name)}@${st(r.placement.stamp)} ${attrs.join(" ")}`;
 }
@@ -42,14 +46,22 @@ export function viewDigest(node: DirectoryNode, view = new EffectiveView(node.di
     const r = node.dir.get(id);
     if (r === undefined || r.existence.stage !== "alive") continue;
     const f = view.of(r);
-    lines.push(`${id} ${f.effectiveParent ?? "-"} ${JSON.stringify(f.effectiveName)} ${f.orphaned ? "O" : ""}${f.cycleBroken ? "C" : ""}${f.conflicted ? "N" : ""}`);
+    lines.push(
+      `${id} ${f.effectiveParent ?? "-"} ${JSON.stringify(f.effectiveName)} ${f.orphaned ? "O" : ""}${f.cycleBroken ? "C" : ""}${f.conflicted ? "N" : ""}`,
+    );
   }
   return lines.join("\n");
 }
 
 export function schemaDigest(node: DirectoryNode): string {
   const s = node.dir.schema;
-  return JSON.stringify([s.attributes.map((a) => a.id), s.facets.map((f) => f.id), s.classes.map((c) => c.id), s.extensions.map((e) => e.id), s.quarantined.map((q) => q.id)]);
+  return JSON.stringify([
+    s.attributes.map((a) => a.id),
+    s.facets.map((f) => f.id),
+    s.classes.map((c) => c.id),
+    s.extensions.map((e) => e.id),
+    s.quarantined.map((q) => q.id),
+  ]);
 }
 
 /**
@@ -76,7 +88,10 @@ export function convergenceViolations(
     } else {
       refView ??= viewDigest(ref, views.get(refId));
       const view = viewDigest(node, views.get(id));
-      if (view !== refView) out.push(`effective view of ${id} differs from ${refId}: ${firstDiff(view, refView, id, refId)}`);
+      if (view !== refView)
+        out.push(
+          `effective view of ${id} differs from ${refId}: ${firstDiff(view, refView, id, refId)}`,
+        );
     }
     if (schemaDigest(node) !== refSchema) out.push(`schema of ${id} differs from ${refId}`);
   }
@@ -102,7 +117,11 @@ function firstDiff(a: string, b: string, nameA: string, nameB: string): string {
 }
 
 /** Oracle 4: the effective parent graph is a tree at the root; alive sibling names unique. */
-export function treeViolations(simId: string, node: DirectoryNode, view = new EffectiveView(node.dir)): string[] {
+export function treeViolations(
+  simId: string,
+  node: DirectoryNode,
+  view = new EffectiveView(node.dir),
+): string[] {
   const out: string[] = [];
   const landmarks = node.dir.landmarks();
   if (landmarks === null) return out;
@@ -111,16 +130,21 @@ export function treeViolations(simId: string, node: DirectoryNode, view = new Ef
     if (r.existence.stage !== "alive") continue;
     const chain = view.chain(r);
     const top = chain[0];
-    if (r.id !== landmarks.root && (top === undefined || view.of(top).effectiveParent !== landmarks.root)) {
+    if (
+      r.id !== landmarks.root &&
+      (top === undefined || view.of(top).effectiveParent !== landmarks.root)
+    ) {
       out.push(`${simId}: ${r.id} is not connected to the root`);
     }
     const f = view.of(r);
     if (f.effectiveParent === null) continue;
     const parent = node.dir.get(f.effectiveParent);
-    if (parent === undefined || parent.existence.stage !== "alive") out.push(`${simId}: ${r.id} has a dead effective parent`);
+    if (parent === undefined || parent.existence.stage !== "alive")
+      out.push(`${simId}: ${r.id} has a dead effective parent`);
     const key = `${f.effectiveParent}/${fold(f.effectiveName)}`;
     const other = names.get(key);
-    if (other !== undefined) out.push(`${simId}: ${r.id} and ${other} share the effective name ${f.effectiveName}`);
+    if (other !== undefined)
+      out.push(`${simId}: ${r.id} and ${other} share the effective name ${f.effectiveName}`);
     names.set(key, r.id);
   }
   return out;
@@ -149,18 +173,22 @@ export function durabilityViolations(
     for (const [simId, node] of nodes) {
       const r = node.dir.get(ack.objectId);
       if (r === undefined) {
-        const excused = scope.purged ? scope.purged(simId, ack.objectId) : node.purgeHorizonMs !== null;
+        const excused = scope.purged
+          ? scope.purged(simId, ack.objectId)
+          : node.purgeHorizonMs !== null;
         if (!excused) out.push(`${simId} lacks ${ack.objectId} acked by ${ack.node}`);
         continue;
       }
       const held = heldStamp(r, ack.atom);
       if (held === null) {
-        if (r.existence.stage === "alive" && !r.hardened) out.push(`${simId} lost ${ack.atom} of ${ack.objectId} acked by ${ack.node}`);
+        if (r.existence.stage === "alive" && !r.hardened)
+          out.push(`${simId} lost ${ack.atom} of ${ack.objectId} acked by ${ack.node}`);
         continue;
       }
       // Shredded is absorbing: a shred supersedes any existence claim, whatever its stamp.
       const absorbed = ack.atom === "existence" && r.existence.stage === "shredded";
-      if (!absorbed && compareStamps(held, ack.stamp) < 0) out.push(`${simId} holds ${ack.atom} of ${ack.objectId} older than acked`);
+      if (!absorbed && compareStamps(held, ack.stamp) < 0)
+        out.push(`${simId} holds ${ack.atom} of ${ack.objectId} older than acked`);
     }
   }
   return out;
@@ -185,11 +213,17 @@ export function schemaViolations(simId: string, node: DirectoryNode): string[] {
   const out: string[] = [];
   const quarantined = new Set(node.dir.schema.quarantined.map((q) => q.id));
   for (const q of node.dir.schema.quarantined) {
-    if (/^waiting for \S+ \S+$/u.test(q.reason)) out.push(`${simId}: ${q.name} (${q.id}) still quarantined: ${q.reason}`);
+    if (/^waiting for \S+ \S+$/u.test(q.reason))
+      out.push(`${simId}: ${q.name} (${q.id}) still quarantined: ${q.reason}`);
   }
   if (node.dir.landmarks() === null) return out;
   for (const r of node.dir.store.all()) {
-    if (r.existence.stage !== "alive" || !isGhost(node.dir, r) || quarantined.has(r.existence.classId)) continue;
+    if (
+      r.existence.stage !== "alive" ||
+      !isGhost(node.dir, r) ||
+      quarantined.has(r.existence.classId)
+    )
+      continue;
     out.push(`${simId}: ${r.id} is still a ghost (${r.existence.className})`);
   }
   return out;
@@ -207,8 +241,13 @@ export function rollbackViolations(nodes: ReadonlyMap<string, DirectoryNode>): s
     if (node.dir.rollbackLatched) out.push(`${simId} is still rollback-latched after the heal`);
     for (const [otherId, other] of entries) {
       if (otherId === simId) continue;
-      const evidence = rollbackEvidence(node.dir, node.replication, ownVector(other.dir, other.replication));
-      if (evidence.length > 0) out.push(`${otherId} holds evidence that ${simId} was rolled back, not acted upon`);
+      const evidence = rollbackEvidence(
+        node.dir,
+        node.replication,
+        ownVector(other.dir, other.replication),
+      );
+      if (evidence.length > 0)
+        out.push(`${otherId} holds evidence that ${simId} was rolled back, not acted upon`);
     }
   }
   return out;

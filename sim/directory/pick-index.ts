@@ -35,7 +35,11 @@ function classify(r: ObjectRecord, root: Guid | null): PickClass[] {
   const alive = r.existence.stage === "alive";
   const work = workloadClasses.has(r.existence.className);
   if (alive && work && !r.existence.system) out.push("work");
-  if (alive && (r.id === root || (r.existence.className === "organizationalUnit" && !r.existence.system))) out.push("container");
+  if (
+    alive &&
+    (r.id === root || (r.existence.className === "organizationalUnit" && !r.existence.system))
+  )
+    out.push("container");
   if (alive && r.existence.className === "group") out.push("group");
   if (r.existence.stage === "deleted" && work) out.push("deleted");
   return out;
@@ -62,7 +66,8 @@ export class PickIndex {
     for (let attempt = 0; attempt < 1000 && list.ids.length > 0; attempt++) {
       const id = list.ids[pick % list.ids.length] as Guid;
       const r = node.dir.get(id);
-      if (r !== undefined && classify(r, node.dir.landmarks()?.root ?? null).includes(cls)) return r;
+      if (r !== undefined && classify(r, node.dir.landmarks()?.root ?? null).includes(cls))
+        return r;
       this.place(id, r === undefined ? [] : classify(r, node.dir.landmarks()?.root ?? null));
     }
     return undefined;

@@ -74,12 +74,18 @@ export class ResurrectionOracle {
     }
     if (before !== undefined) {
       if (compareExistence(now, before) < 0) {
-        out.push(`${simId}: existence of ${id} went back from ${before.stage} v${before.stamp.version} to ${now.stage} v${now.stamp.version}`);
+        out.push(
+          `${simId}: existence of ${id} went back from ${before.stage} v${before.stamp.version} to ${now.stage} v${now.stamp.version}`,
+        );
       }
       if (before.stage === "shredded" && now.stage !== "shredded") {
         out.push(`${simId}: shredded ${id} came back ${now.stage}`);
       }
-      if (before.stage === "deleted" && now.stage === "alive" && !this.ledger.isRestore(id, now.stamp)) {
+      if (
+        before.stage === "deleted" &&
+        now.stage === "alive" &&
+        !this.ledger.isRestore(id, now.stamp)
+      ) {
         out.push(`${simId}: deleted ${id} came back alive without an acknowledged restore`);
       }
     }

@@ -31,7 +31,12 @@ class Picker {
  * Runs one workload op against the node at `nowMs` (the node's wall clock). Targets come
  * from `index`, which leaves out the objects a scenario script labelled.
  */
-export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, index: PickIndex): Result<unknown> {
+export function runOp(
+  node: DirectoryNode,
+  op: WorkloadOp,
+  nowMs: number,
+  index: PickIndex,
+): Result<unknown> {
   if (node.dir.landmarks() === null) return refuse("no-root", "no root yet");
   const p = new Picker(node, index);
   const none = (): Result<unknown> => ok(null);
@@ -40,7 +45,10 @@ export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, index:
       const parent = p.container(op.pick);
       if (parent === undefined) return none();
       const attributes = op.className === "user" ? { sid: [`S-${op.name}`] } : undefined;
-      return node.create({ parent: parent.id, name: op.name, className: op.className, attributes }, nowMs);
+      return node.create(
+        { parent: parent.id, name: op.name, className: op.className, attributes },
+        nowMs,
+      );
     }
     case "rename": {
       const target = p.aliveWork(op.pick);
@@ -54,12 +62,16 @@ export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, index:
     }
     case "describe": {
       const target = p.aliveWork(op.pick);
-      return target === undefined ? none() : node.putAttribute(target.id, "description", op.values, nowMs);
+      return target === undefined
+        ? none()
+        : node.putAttribute(target.id, "description", op.values, nowMs);
     }
     case "displayName": {
       const target = p.aliveWork(op.pick);
       const values = op.value === null ? [] : [op.value];
-      return target === undefined ? none() : node.putAttribute(target.id, "displayName", values, nowMs);
+      return target === undefined
+        ? none()
+        : node.putAttribute(target.id, "displayName", values, nowMs);
     }
     case "member":
       return runMember(p, op, nowMs);
@@ -80,30 +92,47 @@ export function runOp(node: DirectoryNode, op: WorkloadOp, nowMs: number, index:
   }
 }
 
-function runMember(p: Picker, op: Extract<DirectoryOp, { kind: "member" }>, nowMs: number): Result<unknown> {
+function runMember(
+  p: Picker,
+  op: Extract<DirectoryOp, { kind: "member" }>,
+  nowMs: number,
+): Result<unknown> {
   const group = p.pick("group", op.pick);
   const member = p.aliveWork(op.memberPick);
   if (group === undefined || member === undefined) return ok(null);
   const current = [...(group.attrs.get("member")?.values() ?? [])]
     .filter((a) => a.present && a.value !== null)
     .map((a) => a.value as string);
-  const next = op.add ? [...new Set([...current, member.id])] : current.filter((v) => v !== member.id);
+  const next = op.add
+    ? [...new Set([...current, member.id])]
+    : current.filter((v) => v !== member.id);
   return p.node.putAttribute(group.id, "member", next, nowMs);
 }
 
 /** Defines a namespaced attribute (creating the namespace when missing). */
-function runSchema(p: Picker, op: Extract<DirectoryOp, { kind: "schema" }>, nowMs: number): Result<unknown> {
+function runSchema(
+  p: Picker,
+  op: Extract<DirectoryOp, { kind: "schema" }>,
+  nowMs: number,
+): Result<unknown> {
   const node = p.node;
   const schemaId = node.dir.landmarks()?.schema;
   if (schemaId === null || schemaId === undefined) return ok(null);
   let ns: ObjectRecord | undefined;
   for (const r of node.dir.store.all()) {
-    if (r.existence.stage === "alive" && r.existence.className === "schemaNamespace" && r.placement.name === op.namespace) {
+    if (
+      r.existence.stage === "alive" &&
+      r.existence.className === "schemaNamespace" &&
+      r.placement.name === op.namespace
+    ) {
       if (ns === undefined || r.id < ns.id) ns = r;
     }
   }
   if (ns === undefined) {
-    const made = node.create({ parent: schemaId, name: op.namespace, className: "schemaNamespace" }, nowMs);
+    const made = node.create(
+      { parent: schemaId, name: op.namespace, className: "schemaNamespace" },
+      nowMs,
+    );
     if (!made.ok) return made;
     ns = node.dir.get(made.value.id);
     if (ns === undefined) return ok(null);
@@ -113,7 +142,13 @@ function runSchema(p: Picker, op: Extract<DirectoryOp, { kind: "schema" }>, nowM
       parent: ns.id,
       name: op.attribute,
       className: "attributeDefinition",
-      attributes: { syntax: ["string"], singleValued: ["true"], matching: ["caseless"], lifecycle: ["active"], system: ["false"] },
+      attributes: {
+        syntax: ["string"],
+        singleValued: ["true"],
+        matching: ["caseless"],
+        lifecycle: ["active"],
+        system: ["false"],
+      },
     },
     nowMs,
   );

@@ -40,7 +40,12 @@ const attributeDefaults: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** Resolves a reference on this node: labels globally, paths on the node's effective view. */
-export function resolveRef(node: DirectoryNode, labels: Labels, ref: Ref, nowMs: number): Result<Guid> {
+export function resolveRef(
+  node: DirectoryNode,
+  labels: Labels,
+  ref: Ref,
+  nowMs: number,
+): Result<Guid> {
   if ("label" in ref) {
     const id = labels.idOf(ref.label);
     return id === undefined ? refuse("no-such-object", `label @${ref.label} is not bound`) : ok(id);
@@ -49,7 +54,12 @@ export function resolveRef(node: DirectoryNode, labels: Labels, ref: Ref, nowMs:
   return found.ok ? ok(found.value.id) : found;
 }
 
-function resolveValue(node: DirectoryNode, labels: Labels, value: ValueArg, nowMs: number): Result<string> {
+function resolveValue(
+  node: DirectoryNode,
+  labels: Labels,
+  value: ValueArg,
+  nowMs: number,
+): Result<string> {
   return "ref" in value ? resolveRef(node, labels, value.ref, nowMs) : ok(value.literal);
 }
 
@@ -73,7 +83,12 @@ function resolveAttributes(
 }
 
 /** Runs one scripted op on the node at `nowMs` (the node's wall clock); binds labels on create. */
-export function runScriptOp(node: DirectoryNode, labels: Labels, op: ScriptOp, nowMs: number): Result<unknown> {
+export function runScriptOp(
+  node: DirectoryNode,
+  labels: Labels,
+  op: ScriptOp,
+  nowMs: number,
+): Result<unknown> {
   const ref = (r: Ref): Result<Guid> => resolveRef(node, labels, r, nowMs);
   switch (op.verb) {
     case "create":
@@ -109,7 +124,9 @@ export function runScriptOp(node: DirectoryNode, labels: Labels, op: ScriptOp, n
       const target = ref(op.target);
       if (!target.ok) return target;
       if (op.verb === "delete") return node.delete(target.value, nowMs);
-      return op.verb === "restore" ? node.restore(target.value, nowMs) : node.shred(target.value, nowMs);
+      return op.verb === "restore"
+        ? node.restore(target.value, nowMs)
+        : node.shred(target.value, nowMs);
     }
     case "config": {
       const config = node.dir.landmarks()?.configuration ?? null;
@@ -143,7 +160,10 @@ function runCreate(
   } else {
     className = op.className;
   }
-  const made = node.create({ parent: parent.value, name: op.name, className, attributes: attributes.value }, nowMs);
+  const made = node.create(
+    { parent: parent.value, name: op.name, className, attributes: attributes.value },
+    nowMs,
+  );
   if (made.ok && op.label !== null) labels.bind(op.label, made.value.id);
   return made;
 }
@@ -163,7 +183,8 @@ function runAddRemove(
   const attr = node.dir.schema.attribute(op.attribute);
   const name = attr?.name ?? op.attribute;
   const current = presentValues(record, name).flatMap((a) => (a.value === null ? [] : [a.value]));
-  const next = op.verb === "add" ? [...current, value.value] : current.filter((v) => v !== value.value);
+  const next =
+    op.verb === "add" ? [...current, value.value] : current.filter((v) => v !== value.value);
   if (op.verb === "add" && current.includes(value.value)) return ok(null);
   return node.putAttribute(target.value, op.attribute, next, nowMs);
 }

@@ -18,7 +18,20 @@ export const defaultMix: OpMix = {
   schema: 1,
 };
 
-const names = ["Sales", "sales", "SALES", "Eng", "Ops", "Straße", "STRASSE", "Café", "Cafe\u0301", "Admins", "Bob", "Alice"];
+const names = [
+  "Sales",
+  "sales",
+  "SALES",
+  "Eng",
+  "Ops",
+  "Straße",
+  "STRASSE",
+  "Café",
+  "Cafe\u0301",
+  "Admins",
+  "Bob",
+  "Alice",
+];
 const classes = ["organizationalUnit", "user", "group"] as const;
 
 /** Random client ops at a mean rate across the given nodes (exponential gaps). */
@@ -62,7 +75,11 @@ export function makeOp(prng: Prng, kind: DirectoryOpKind): DirectoryOp {
     case "move":
       return { kind, pick, parentPick: prng.uint32() };
     case "describe":
-      return { kind, pick, values: Array.from({ length: prng.int(0, 3) }, () => `d${prng.int(0, 5)}`) };
+      return {
+        kind,
+        pick,
+        values: Array.from({ length: prng.int(0, 3) }, () => `d${prng.int(0, 5)}`),
+      };
     case "displayName":
       return { kind, pick, value: prng.chance(0.2) ? null : `Name ${prng.int(0, 9)}` };
     case "member":
@@ -72,6 +89,10 @@ export function makeOp(prng: Prng, kind: DirectoryOpKind): DirectoryOp {
     case "shred":
       return { kind, pick };
     case "schema":
-      return { kind, namespace: prng.pick(["com.example", "org.acme"]), attribute: `attr${prng.int(0, 3)}` };
+      return {
+        kind,
+        namespace: prng.pick(["com.example", "org.acme"]),
+        attribute: `attr${prng.int(0, 3)}`,
+      };
   }
 }

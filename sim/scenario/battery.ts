@@ -43,7 +43,9 @@ export function runBattery(s: Scenario, from: number, to: number): BatteryOutcom
     if (divergence !== null) failures.push(`${s.name}: ${divergence}`);
     if (report.pass) continue;
     const tail = timeline(report.trace.slice(-30)).join("\n    ");
-    failures.push(`${s.name} seed ${seed}:\n  ${report.violations.slice(0, 8).join("\n  ")}\n  last events:\n    ${tail}`);
+    failures.push(
+      `${s.name} seed ${seed}:\n  ${report.violations.slice(0, 8).join("\n  ")}\n  last events:\n    ${tail}`,
+    );
   }
   return { failures, reports };
 }

@@ -100,7 +100,9 @@ function nodeCheck(check: Extract<ExpectCheck, { node: string }>, ctx: ExpectCon
       return ctx.probes.quarantineSeen.has(check.node) ? [] : ["quarantine never seen non-empty"];
     case "ghost-seen": {
       const label = "label" in check.ref ? check.ref.label : "";
-      return ctx.probes.ghostSeen.has(`${check.node} ${label}`) ? [] : [`${refText(check.ref)} never seen as a ghost`];
+      return ctx.probes.ghostSeen.has(`${check.node} ${label}`)
+        ? []
+        : [`${refText(check.ref)} never seen as a ghost`];
     }
   }
 }
@@ -119,19 +121,30 @@ function alive(node: DirectoryNode, labels: Labels, ref: Ref): ObjectRecord | st
   return r;
 }
 
-function objectCheck(check: Exclude<ExpectCheck, { node: string }>, node: DirectoryNode, labels: Labels): string[] {
+function objectCheck(
+  check: Exclude<ExpectCheck, { node: string }>,
+  node: DirectoryNode,
+  labels: Labels,
+): string[] {
   const view = new EffectiveView(node.dir);
   switch (check.kind) {
     case "cnf":
-      return cnfCheck(view, check.refs.map((r) => alive(node, labels, r)));
+      return cnfCheck(
+        view,
+        check.refs.map((r) => alive(node, labels, r)),
+      );
     case "cycle-broken":
-      return cycleCheck(view, check.refs.map((r) => alive(node, labels, r)));
+      return cycleCheck(
+        view,
+        check.refs.map((r) => alive(node, labels, r)),
+      );
     case "orphaned": {
       const r = alive(node, labels, check.ref);
       if (typeof r === "string") return [r];
       const f = view.of(r);
       const lf = node.dir.landmarks()?.lostAndFound ?? null;
-      if (!f.orphaned || f.effectiveParent !== lf) return [`${r.id} is not an orphan under /LostAndFound (path ${view.path(r)})`];
+      if (!f.orphaned || f.effectiveParent !== lf)
+        return [`${r.id} is not an orphan under /LostAndFound (path ${view.path(r)})`];
       return view.path(r).startsWith("/LostAndFound/") ? [] : [`path ${view.path(r)}`];
     }
     case "values":
@@ -169,9 +182,12 @@ function cnfCheck(view: EffectiveView, found: Array<ObjectRecord | string>): str
   for (const r of records) {
     const f = view.of(r);
     if (r === keeper) {
-      if (f.conflicted || f.effectiveName !== r.placement.name) out.push(`the earliest claim ${r.id} lost its name (${f.effectiveName})`);
+      if (f.conflicted || f.effectiveName !== r.placement.name)
+        out.push(`the earliest claim ${r.id} lost its name (${f.effectiveName})`);
     } else if (!f.conflicted || !f.effectiveName.startsWith(`${r.placement.name} CNF:${r.id}`)) {
-      out.push(`${r.id} should show "${r.placement.name} CNF:${r.id}", shows ${JSON.stringify(f.effectiveName)}`);
+      out.push(
+        `${r.id} should show "${r.placement.name} CNF:${r.id}", shows ${JSON.stringify(f.effectiveName)}`,
+      );
     }
   }
   return out;
@@ -186,20 +202,32 @@ function cycleCheck(view: EffectiveView, found: Array<ObjectRecord | string>): s
   const out: string[] = [];
   for (const r of records) {
     const f = view.of(r);
-    if (r === latest && !(f.cycleBroken && f.effectiveParent === lf)) out.push(`the latest claim ${r.id} is not broken off to /LostAndFound`);
-    if (r !== latest && (f.cycleBroken || f.orphaned)) out.push(`${r.id} is repaired too (${view.path(r)})`);
+    if (r === latest && !(f.cycleBroken && f.effectiveParent === lf))
+      out.push(`the latest claim ${r.id} is not broken off to /LostAndFound`);
+    if (r !== latest && (f.cycleBroken || f.orphaned))
+      out.push(`${r.id} is repaired too (${view.path(r)})`);
   }
   return out;
 }
 
-function valuesCheck(node: DirectoryNode, labels: Labels, ref: Ref, attribute: string, expected: readonly ValueArg[]): string[] {
+function valuesCheck(
+  node: DirectoryNode,
+  labels: Labels,
+  ref: Ref,
+  attribute: string,
+  expected: readonly ValueArg[],
+): string[] {
   const id = resolve(node, labels, ref);
   const r = id === null ? undefined : node.dir.get(id);
   if (r === undefined) return [`${refText(ref)} does not resolve`];
   const name = node.dir.schema.attribute(attribute)?.name ?? attribute;
-  const held = presentValues(r, name).flatMap((a) => (a.value === null ? [] : [a.value])).sort();
+  const held = presentValues(r, name)
+    .flatMap((a) => (a.value === null ? [] : [a.value]))
+    .sort();
   const want = expected
     .map((v) => ("ref" in v ? (resolve(node, labels, v.ref) ?? `<${refText(v.ref)}>`) : v.literal))
     .sort();
-  return JSON.stringify(held) === JSON.stringify(want) ? [] : [`${name} holds ${JSON.stringify(held)}, expected ${JSON.stringify(want)}`];
+  return JSON.stringify(held) === JSON.stringify(want)
+    ? []
+    : [`${name} holds ${JSON.stringify(held)}, expected ${JSON.stringify(want)}`];
 }

@@ -58,7 +58,10 @@ export function applyFaultLine(
   if (cls === "network") return { ...config, network: parseNetwork(config, args) };
   if (args.length === 1 && args[0] === "off") return { ...config, [cls]: null };
   const chaos = presetFaults("chaos");
-  const base: Record<string, number> = { ...(config[cls] ?? chaos[cls]) } as unknown as Record<string, number>;
+  const base: Record<string, number> = { ...(config[cls] ?? chaos[cls]) } as unknown as Record<
+    string,
+    number
+  >;
   for (const arg of args) {
     const [key, value] = splitKnob(arg);
     const knob = knobs[cls].find((k) => k.key === key);
@@ -88,7 +91,9 @@ function parseLatency(text: string): LatencyModel {
   if (kind === "lognormal" && n.length === 4) {
     return { kind, medianMs: n[0]!, sigma: n[1]!, minMs: n[2]!, maxMs: n[3]! };
   }
-  throw new Error(`bad latency ${text} (fixed:MS, uniform:MIN:MAX, lognormal:MEDIAN:SIGMA:MIN:MAX)`);
+  throw new Error(
+    `bad latency ${text} (fixed:MS, uniform:MIN:MAX, lognormal:MEDIAN:SIGMA:MIN:MAX)`,
+  );
 }
 
 function splitKnob(arg: string): [string, string] {

@@ -43,7 +43,10 @@ export function quickConverged(nodes: ReadonlyMap<string, DirectoryNode>): boole
 }
 
 /** Every oracle at the end of a run, then the scenario's expectations. */
-export function finalViolations(run: FinishedRun, judged: ReadonlyMap<string, DirectoryNode>): string[] {
+export function finalViolations(
+  run: FinishedRun,
+  judged: ReadonlyMap<string, DirectoryNode>,
+): string[] {
   const out: string[] = [];
   const add = (oracle: string, list: readonly string[]): void => {
     for (const v of list.slice(0, perOracleMax)) out.push(`${oracle}: ${v}`);
@@ -56,18 +59,32 @@ export function finalViolations(run: FinishedRun, judged: ReadonlyMap<string, Di
   if (run.converged === null) {
     const rounds = run.rounds.completed;
     const elapsed = formatDuration(run.dw.world.timeMs - run.healMs);
-    add("liveness", [`no convergence within ${run.s.roundsMax} rounds (${rounds} completed, ${elapsed} after the heal)`]);
+    add("liveness", [
+      `no convergence within ${run.s.roundsMax} rounds (${rounds} completed, ${elapsed} after the heal)`,
+    ]);
     add("convergence", convergenceViolations(judged, views));
   }
   for (const [simId, node] of all) add("tree", treeViolations(simId, node, views.get(simId)));
   const ackedBy = new Set(run.judged);
-  add("durability", durabilityViolations(run.dw.ledger, judged, { ackedBy, purged: (n, id) => run.oracle.wasPurged(n, id) }));
+  add(
+    "durability",
+    durabilityViolations(run.dw.ledger, judged, {
+      ackedBy,
+      purged: (n, id) => run.oracle.wasPurged(n, id),
+    }),
+  );
   const resurrection: string[] = [];
   for (const [simId, node] of all) run.oracle.check(simId, node, resurrection);
   add("no-resurrection", resurrection);
   for (const [simId, node] of judged) add("schema", schemaViolations(simId, node));
   add("rollback", rollbackViolations(judged));
-  const ctx = { nodes: all, hosts: run.dw.hosts, judged: run.judged, labels: run.dw.labels, probes: run.probes };
+  const ctx = {
+    nodes: all,
+    hosts: run.dw.hosts,
+    judged: run.judged,
+    labels: run.dw.labels,
+    probes: run.probes,
+  };
   for (const e of run.s.expects) add("expect", checkExpectation(e, ctx));
   return out;
 }

@@ -1,6 +1,13 @@
 import type { AttributeArg, DefinitionKind, Ref, ScriptOp, ValueArg } from "../directory/script-op";
 import { isErrorCode, parseDurationAt } from "./parse-values";
-import type { ExpectCheck, ExpectedStage, Expectation, OpOutcome, Step, StepAction } from "./scenario";
+import type {
+  ExpectCheck,
+  ExpectedStage,
+  Expectation,
+  OpOutcome,
+  Step,
+  StepAction,
+} from "./scenario";
 import { ScenarioSyntaxError, bareStarts, splitAssignment } from "./tokenize";
 import type { Token } from "./tokenize";
 
@@ -9,7 +16,13 @@ import type { Token } from "./tokenize";
  * Grammar in scenarios/README.md.
  */
 
-const definitionKinds: readonly DefinitionKind[] = ["namespace", "attribute", "facet", "class", "extension"];
+const definitionKinds: readonly DefinitionKind[] = [
+  "namespace",
+  "attribute",
+  "facet",
+  "class",
+  "extension",
+];
 const stages: readonly ExpectedStage[] = ["alive", "deleted", "shredded", "absent"];
 
 class Cursor {
@@ -83,19 +96,33 @@ function parseAction(c: Cursor): StepAction {
     case "crash": {
       const node = c.word("node");
       const opts = options(c, ["down", "torn"]);
-      return { kind: "crash", node, downMs: durationOption(opts, "down", 1000, c), torn: opts.has("torn") };
+      return {
+        kind: "crash",
+        node,
+        downMs: durationOption(opts, "down", 1000, c),
+        torn: opts.has("torn"),
+      };
     }
     case "image":
       return { kind: "image", node: c.word("node"), key: c.word("image key") };
     case "rollback": {
       const node = c.word("node");
       const key = c.word("image key");
-      return { kind: "rollback", node, key, downMs: durationOption(options(c, ["down"]), "down", 500, c) };
+      return {
+        kind: "rollback",
+        node,
+        key,
+        downMs: durationOption(options(c, ["down"]), "down", 500, c),
+      };
     }
     case "clock": {
       const node = c.word("node");
       const delta = c.word("delta");
-      const sign = delta.startsWith("-") ? -1 : delta.startsWith("+") ? 1 : c.fail("clock delta needs + or -");
+      const sign = delta.startsWith("-")
+        ? -1
+        : delta.startsWith("+")
+          ? 1
+          : c.fail("clock delta needs + or -");
       return { kind: "clock", node, deltaMs: sign * parseDurationAt(delta.slice(1), c.line) };
     }
     case "pause-pulls":
@@ -114,7 +141,8 @@ function parseGroups(c: Cursor): string[][] {
     if (t === "|") groups.push([]);
     else groups[groups.length - 1]!.push(...t.split(",").filter((s) => s !== ""));
   }
-  if (groups.length < 2 || groups.some((g) => g.length === 0)) c.fail("partition needs groups: A B | C");
+  if (groups.length < 2 || groups.some((g) => g.length === 0))
+    c.fail("partition needs groups: A B | C");
   return groups;
 }
 
@@ -130,7 +158,12 @@ function options(c: Cursor, allowed: readonly string[]): Map<string, string> {
   return out;
 }
 
-function durationOption(opts: Map<string, string>, key: string, fallback: number, c: Cursor): number {
+function durationOption(
+  opts: Map<string, string>,
+  key: string,
+  fallback: number,
+  c: Cursor,
+): number {
   const text = opts.get(key);
   return text === undefined ? fallback : parseDurationAt(text, c.line);
 }
@@ -160,22 +193,33 @@ function parseOp(c: Cursor): ScriptOp {
       const target = ref(c);
       const attribute = c.word("attribute");
       const values: ValueArg[] = [];
-      for (let guard = 0; !c.done() && guard < 1000; guard++) values.push(valueArg(c.next("value")));
+      for (let guard = 0; !c.done() && guard < 1000; guard++)
+        values.push(valueArg(c.next("value")));
       return { verb, target, attribute, values };
     }
     case "add":
     case "remove":
-      return { verb, target: ref(c), attribute: c.word("attribute"), value: valueArg(c.next("value")) };
+      return {
+        verb,
+        target: ref(c),
+        attribute: c.word("attribute"),
+        value: valueArg(c.next("value")),
+      };
     case "delete":
     case "restore":
     case "shred":
       return { verb, target: ref(c) };
     case "config": {
       const attribute = c.word("attribute");
-      if (attribute !== "maxTimeApart" && attribute !== "timeUntilShred") c.fail(`config sets maxTimeApart or timeUntilShred`);
+      if (attribute !== "maxTimeApart" && attribute !== "timeUntilShred")
+        c.fail(`config sets maxTimeApart or timeUntilShred`);
       const ms = parseDurationAt(c.word("duration"), c.line);
       if (ms % 1000 !== 0) c.fail("config durations are whole seconds");
-      return { verb, attribute: attribute as "maxTimeApart" | "timeUntilShred", seconds: ms / 1000 };
+      return {
+        verb,
+        attribute: attribute as "maxTimeApart" | "timeUntilShred",
+        seconds: ms / 1000,
+      };
     }
     case "gc":
       return { verb };
@@ -206,7 +250,11 @@ function parseCreate(verb: "create" | "define", c: Cursor): ScriptOp {
     const a = splitAssignment(t) ?? c.fail(`expected attribute=value, got ${t.text}`);
     const held = attributes.find((x) => x.name === a.key);
     if (held === undefined) attributes.push({ name: a.key, values: [valueArg(a.value)] });
-    else attributes[attributes.indexOf(held)] = { name: a.key, values: [...held.values, valueArg(a.value)] };
+    else
+      attributes[attributes.indexOf(held)] = {
+        name: a.key,
+        values: [...held.values, valueArg(a.value)],
+      };
   }
   if (kind !== null) return { verb: "define", kind, parent, name, attributes, label };
   return { verb: "create", parent, name, className, attributes, label };
@@ -257,13 +305,18 @@ function parseCheck(c: Cursor): ExpectCheck {
       const target = ref(c);
       const attribute = c.word("attribute");
       const values: ValueArg[] = [];
-      for (let guard = 0; !c.done() && guard < 1000; guard++) values.push(valueArg(c.next("value")));
+      for (let guard = 0; !c.done() && guard < 1000; guard++)
+        values.push(valueArg(c.next("value")));
       return { kind, ref: target, attribute, values };
     }
     case "stage": {
       const target = ref(c);
       const s = c.word("stage");
-      return { kind, ref: target, stage: stages.find((x) => x === s) ?? c.fail(`stage is ${stages.join("|")}`) };
+      return {
+        kind,
+        ref: target,
+        stage: stages.find((x) => x === s) ?? c.fail(`stage is ${stages.join("|")}`),
+      };
     }
     case "path":
       return { kind, ref: ref(c), path: c.word("path") };

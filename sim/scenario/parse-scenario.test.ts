@@ -49,7 +49,11 @@ describe("scenario files", () => {
       const s = swarmScenario(seed);
       const again = parseScenario(printScenario(s));
       expect(again.faults).toEqual(s.faults);
-      expect({ ...again, faults: null, faultLines: [] }).toEqual({ ...s, faults: null, faultLines: [] });
+      expect({ ...again, faults: null, faultLines: [] }).toEqual({
+        ...s,
+        faults: null,
+        faultLines: [],
+      });
     }
   });
 });
@@ -57,17 +61,33 @@ describe("scenario files", () => {
 describe("the tokenizer and values", () => {
   it("splits on spaces, decodes quoted parts inside tokens, stops at comments", () => {
     const tokens = tokenizeLine('at 5s n1 put @X description="two words" "a # b" # note', 1);
-    expect(tokens.map((t) => t.text)).toEqual(["at", "5s", "n1", "put", "@X", "description=two words", "a # b"]);
+    expect(tokens.map((t) => t.text)).toEqual([
+      "at",
+      "5s",
+      "n1",
+      "put",
+      "@X",
+      "description=two words",
+      "a # b",
+    ]);
     expect(tokens[5]?.bareLength).toBe("description=".length);
     expect(tokens[6]?.bareLength).toBe(0);
   });
 
   it("reads and writes durations exactly", () => {
-    expect([parseDuration("250ms"), parseDuration("1.5s"), parseDuration("2m"), parseDuration("1h")]).toEqual([
-      250, 1500, 120_000, 3_600_000,
-    ]);
+    expect([
+      parseDuration("250ms"),
+      parseDuration("1.5s"),
+      parseDuration("2m"),
+      parseDuration("1h"),
+    ]).toEqual([250, 1500, 120_000, 3_600_000]);
     expect(parseDuration("5")).toBeNull();
-    expect([1500, 3000, 120_000, 7_200_000].map(formatDuration)).toEqual(["1500ms", "3s", "2m", "2h"]);
+    expect([1500, 3000, 120_000, 7_200_000].map(formatDuration)).toEqual([
+      "1500ms",
+      "3s",
+      "2m",
+      "2h",
+    ]);
   });
 
   it("keeps a quoted @ or keyword a literal", () => {
@@ -95,7 +115,12 @@ describe("refusals name the line", () => {
     ["scenario t\nnodes 3\nsafety 20s\n", /missing `checks/],
   ];
   for (const [text, message] of cases) {
-    it(`refuses ${JSON.stringify(text.split("\n").filter((l) => l !== "").pop())}`, () => {
+    it(`refuses ${JSON.stringify(
+      text
+        .split("\n")
+        .filter((l) => l !== "")
+        .pop(),
+    )}`, () => {
       expect(() => parseScenario(text)).toThrow(message);
     });
   }

@@ -12,7 +12,16 @@ import { ScenarioSyntaxError, tokenizeLine } from "./tokenize";
 import type { Token } from "./tokenize";
 
 const opKinds: readonly DirectoryOpKind[] = [
-  "create", "rename", "move", "describe", "displayName", "member", "delete", "restore", "shred", "schema",
+  "create",
+  "rename",
+  "move",
+  "describe",
+  "displayName",
+  "member",
+  "delete",
+  "restore",
+  "shred",
+  "schema",
 ];
 const timingKeys: Readonly<Record<string, keyof ReplicationTiming>> = {
   pullEvery: "pullEveryMs",
@@ -48,10 +57,26 @@ interface Draft {
 /** Parses a scenario file; throws ScenarioSyntaxError naming the line. */
 export function parseScenario(text: string): Scenario {
   const draft: Draft = {
-    name: null, checks: null, about: [], nodes: null, preset: "none", faults: presetFaults("none"),
-    faultLines: [], rate: 0, mix: null, safetyMs: null, livenessMs: defaultLivenessMs,
-    roundsMax: defaultRoundsMax, converge: null, gcEveryMs: null, timing: {}, seeds: null,
-    knownBug: null, maxEvents: null, steps: [], expects: [],
+    name: null,
+    checks: null,
+    about: [],
+    nodes: null,
+    preset: "none",
+    faults: presetFaults("none"),
+    faultLines: [],
+    rate: 0,
+    mix: null,
+    safetyMs: null,
+    livenessMs: defaultLivenessMs,
+    roundsMax: defaultRoundsMax,
+    converge: null,
+    gcEveryMs: null,
+    timing: {},
+    seeds: null,
+    knownBug: null,
+    maxEvents: null,
+    steps: [],
+    expects: [],
   };
   const lines = text.split(/\r?\n/u);
   lines.forEach((source, index) => {
@@ -79,7 +104,8 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
   const fail = (message: string): never => {
     throw new ScenarioSyntaxError(line, message);
   };
-  const one = (): string => (args.length === 1 ? args[0]!.text : fail(`${word} takes one argument`));
+  const one = (): string =>
+    args.length === 1 ? args[0]!.text : fail(`${word} takes one argument`);
   const wrap = <T>(run: () => T): T => {
     try {
       return run();
@@ -89,7 +115,14 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
     }
   };
   if (isFaultClass(word)) {
-    d.faults = wrap(() => applyFaultLine(d.faults, word, args.map((t) => t.text), (s) => parseDurationAt(s, line)));
+    d.faults = wrap(() =>
+      applyFaultLine(
+        d.faults,
+        word,
+        args.map((t) => t.text),
+        (s) => parseDurationAt(s, line),
+      ),
+    );
     d.faultLines.push([word, ...args.map((t) => t.text)].join(" "));
     return;
   }
@@ -151,14 +184,31 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
 
 function finish(d: Draft): Scenario {
   if (d.name === null) throw new ScenarioSyntaxError(1, "missing `scenario <name>`");
-  if (d.checks === null || d.checks === "") throw new ScenarioSyntaxError(1, "missing `checks <SPEC/DESIGN section>`");
+  if (d.checks === null || d.checks === "")
+    throw new ScenarioSyntaxError(1, "missing `checks <SPEC/DESIGN section>`");
   if (d.nodes === null) throw new ScenarioSyntaxError(1, "missing `nodes <count>`");
   if (d.safetyMs === null) throw new ScenarioSyntaxError(1, "missing `safety <duration>`");
   const scenario: Scenario = {
-    name: d.name, checks: d.checks, about: trimBlank(d.about), nodes: d.nodes, preset: d.preset,
-    faults: d.faults, faultLines: d.faultLines, rate: d.rate, mix: d.mix, safetyMs: d.safetyMs,
-    livenessMs: d.livenessMs, roundsMax: d.roundsMax, converge: d.converge, gcEveryMs: d.gcEveryMs,
-    timing: d.timing, seeds: d.seeds, knownBug: d.knownBug, maxEvents: d.maxEvents, steps: d.steps, expects: d.expects,
+    name: d.name,
+    checks: d.checks,
+    about: trimBlank(d.about),
+    nodes: d.nodes,
+    preset: d.preset,
+    faults: d.faults,
+    faultLines: d.faultLines,
+    rate: d.rate,
+    mix: d.mix,
+    safetyMs: d.safetyMs,
+    livenessMs: d.livenessMs,
+    roundsMax: d.roundsMax,
+    converge: d.converge,
+    gcEveryMs: d.gcEveryMs,
+    timing: d.timing,
+    seeds: d.seeds,
+    knownBug: d.knownBug,
+    maxEvents: d.maxEvents,
+    steps: d.steps,
+    expects: d.expects,
   };
   validate(scenario);
   return scenario;
@@ -180,7 +230,8 @@ function validate(s: Scenario): void {
   };
   for (const id of s.converge ?? []) known(id, 1);
   for (const step of s.steps) {
-    if (step.atMs > s.safetyMs) throw new ScenarioSyntaxError(step.line, "step after the safety phase");
+    if (step.atMs > s.safetyMs)
+      throw new ScenarioSyntaxError(step.line, "step after the safety phase");
     const a = step.action;
     if (a.kind === "partition") a.groups.flat().forEach((id) => known(id, step.line));
     else if (a.kind === "cut") [a.from, a.to].forEach((id) => known(id, step.line));
@@ -197,19 +248,27 @@ function parseMix(args: readonly Token[], line: number): OpMix {
   for (const t of args) {
     const [key, value] = t.text.split("=");
     const kind = opKinds.find((k) => k === key);
-    if (kind === undefined || value === undefined) throw new ScenarioSyntaxError(line, `bad mix entry ${t.text}`);
+    if (kind === undefined || value === undefined)
+      throw new ScenarioSyntaxError(line, `bad mix entry ${t.text}`);
     mix[kind] = parseNonNegative(value, line);
   }
   return mix;
 }
 
-function parseTiming(args: readonly Token[], line: number): Partial<Record<keyof ReplicationTiming, number>> {
+function parseTiming(
+  args: readonly Token[],
+  line: number,
+): Partial<Record<keyof ReplicationTiming, number>> {
   const out: Partial<Record<keyof ReplicationTiming, number>> = {};
   for (const t of args) {
     const [key, value] = t.text.split("=");
     const field = key === undefined ? undefined : timingKeys[key];
-    if (field === undefined || value === undefined) throw new ScenarioSyntaxError(line, `bad timing entry ${t.text}`);
-    out[field] = field === "objectsPerBatch" ? parseCount(value, 1, 10_000, line) : parseDurationAt(value, line);
+    if (field === undefined || value === undefined)
+      throw new ScenarioSyntaxError(line, `bad timing entry ${t.text}`);
+    out[field] =
+      field === "objectsPerBatch"
+        ? parseCount(value, 1, 10_000, line)
+        : parseDurationAt(value, line);
   }
   return out;
 }

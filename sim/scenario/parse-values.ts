@@ -20,13 +20,15 @@ export function parseDurationAt(text: string, line: number): number {
 
 export function parseCount(text: string, min: number, max: number, line: number): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ScenarioSyntaxError(line, `expected an integer in ${min}..${max}, got ${text}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new ScenarioSyntaxError(line, `expected an integer in ${min}..${max}, got ${text}`);
   return n;
 }
 
 export function parseNonNegative(text: string, line: number): number {
   const n = Number(text);
-  if (text === "" || !Number.isFinite(n) || n < 0) throw new ScenarioSyntaxError(line, `expected a number >= 0, got ${text}`);
+  if (text === "" || !Number.isFinite(n) || n < 0)
+    throw new ScenarioSyntaxError(line, `expected a number >= 0, got ${text}`);
   return n;
 }
 

@@ -3,7 +3,12 @@ import { quoteIfNeeded, refText, valueText } from "../directory/script-op";
 import { presetFaults } from "../faults";
 import { faultLinesFor } from "./fault-lines";
 import type { ExpectCheck, Expectation, Scenario, StepAction } from "./scenario";
-import { defaultLivenessMs, defaultRoundsMax, formatDuration, formatSignedDuration } from "./scenario";
+import {
+  defaultLivenessMs,
+  defaultRoundsMax,
+  formatDuration,
+  formatSignedDuration,
+} from "./scenario";
 
 const timingNames: Readonly<Record<string, string>> = {
   pullEveryMs: "pullEvery",
@@ -30,14 +35,20 @@ export function printScenario(s: Scenario): string {
   if (s.gcEveryMs !== null) out.push(`gc ${formatDuration(s.gcEveryMs)}`);
   const timing = Object.entries(s.timing).sort(([a], [b]) => (a < b ? -1 : 1));
   if (timing.length > 0) {
-    const parts = timing.map(([k, v]) => `${timingNames[k] ?? k}=${k === "objectsPerBatch" ? v : formatDuration(v)}`);
+    const parts = timing.map(
+      ([k, v]) => `${timingNames[k] ?? k}=${k === "objectsPerBatch" ? v : formatDuration(v)}`,
+    );
     out.push(`timing ${parts.join(" ")}`);
   }
-  if (s.seeds !== null) out.push(`seeds ${s.seeds.from === s.seeds.to ? s.seeds.from : `${s.seeds.from}..${s.seeds.to}`}`);
+  if (s.seeds !== null)
+    out.push(
+      `seeds ${s.seeds.from === s.seeds.to ? s.seeds.from : `${s.seeds.from}..${s.seeds.to}`}`,
+    );
   if (s.maxEvents !== null) out.push(`events ${s.maxEvents}`);
   if (s.knownBug !== null) out.push(`known-bug ${s.knownBug}`);
   if (s.steps.length > 0) out.push("");
-  for (const step of s.steps) out.push(`at ${formatDuration(step.atMs)} ${actionText(step.action)}`);
+  for (const step of s.steps)
+    out.push(`at ${formatDuration(step.atMs)} ${actionText(step.action)}`);
   if (s.expects.length > 0) out.push("");
   for (const e of s.expects) out.push(`expect ${expectationText(e)}`);
   return `${out.join("\n")}\n`;

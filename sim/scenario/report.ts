@@ -9,7 +9,8 @@ import type { Scenario } from "./scenario";
 
 /** One line: PASS/FAIL, seed, scenario, rounds and virtual seconds to convergence, events, hash. */
 export function verdictLine(r: RunReport, wallMs: number | null): string {
-  const converge = r.convergedAfterMs === null ? "never" : `${(r.convergedAfterMs / 1000).toFixed(1)}s`;
+  const converge =
+    r.convergedAfterMs === null ? "never" : `${(r.convergedAfterMs / 1000).toFixed(1)}s`;
   const rounds = r.rounds === null ? "-" : String(r.rounds);
   const wall = wallMs === null ? "" : ` wall=${Math.round(wallMs)}ms`;
   return `${r.pass ? "PASS" : "FAIL"} seed=${r.seed} scenario=${r.scenario} rounds=${rounds} converge=${converge} events=${r.events} trace=${r.traceHash}${wall}`;
@@ -45,7 +46,10 @@ export function runTwice(s: Scenario, seed: number): ReplayCheck {
   const a = runScenario(s, { seed, keepTrace: true });
   const b = runScenario(s, { seed, keepTrace: true });
   const d = firstDivergence(a.trace, b.trace);
-  const where = d === null ? "hashes differ but kept traces agree" : `line ${d.index}: ${d.a ?? "<end>"} | ${d.b ?? "<end>"}`;
+  const where =
+    d === null
+      ? "hashes differ but kept traces agree"
+      : `line ${d.index}: ${d.a ?? "<end>"} | ${d.b ?? "<end>"}`;
   return { report: first, divergence: `seed ${seed} does not replay: ${where}` };
 }
 
@@ -61,7 +65,8 @@ export interface RangeSummary {
 
 export function summarize(reports: readonly RunReport[]): RangeSummary {
   const converged = reports.filter((r) => r.rounds !== null);
-  const mean = (xs: readonly number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
+  const mean = (xs: readonly number[]): number =>
+    xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
   const rounds = converged.map((r) => r.rounds ?? 0);
   const times = converged.map((r) => r.convergedAfterMs ?? 0);
   return {
@@ -75,10 +80,21 @@ export function summarize(reports: readonly RunReport[]): RangeSummary {
   };
 }
 
-export function summaryLine(name: string, seeds: string, s: RangeSummary, wallMs: number | null): string {
+export function summaryLine(
+  name: string,
+  seeds: string,
+  s: RangeSummary,
+  wallMs: number | null,
+): string {
   const verdict = s.failed.length === 0 ? "PASS" : "FAIL";
-  const failed = s.failed.length === 0 ? "" : ` failed=${s.failed.slice(0, 20).join(",")}${s.failed.length > 20 ? ",..." : ""}`;
-  const wall = wallMs === null ? "" : ` wall=${Math.round(wallMs)}ms (${(wallMs / Math.max(1, s.runs)).toFixed(1)}ms/seed)`;
+  const failed =
+    s.failed.length === 0
+      ? ""
+      : ` failed=${s.failed.slice(0, 20).join(",")}${s.failed.length > 20 ? ",..." : ""}`;
+  const wall =
+    wallMs === null
+      ? ""
+      : ` wall=${Math.round(wallMs)}ms (${(wallMs / Math.max(1, s.runs)).toFixed(1)}ms/seed)`;
   return (
     `${verdict} scenario=${name} seeds=${seeds} runs=${s.runs} pass=${s.runs - s.failed.length}${failed}` +
     ` rounds(max=${s.roundsMax} mean=${s.roundsMean.toFixed(2)})` +

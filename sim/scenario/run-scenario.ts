@@ -133,10 +133,12 @@ function setUp(s: Scenario, options: RunOptions): Run {
       rollbacks.set(event.node, (rollbacks.get(event.node) ?? 0) + 1);
     },
     hooks: {
-      onPullDone: (dest, source, startedMs) => rounds.pullDone(dest, source, startedMs, dw?.world.timeMs ?? 0),
+      onPullDone: (dest, source, startedMs) =>
+        rounds.pullDone(dest, source, startedMs, dw?.world.timeMs ?? 0),
       onPurged: (simId, ids) => oracles.oracle?.notePurged(simId, ids),
       onViolation: (text) => inline.push(text),
-      onScriptResult: (index, simId, result) => judgeScriptResult(stepOf.get(index), simId, result, inline),
+      onScriptResult: (index, simId, result) =>
+        judgeScriptResult(stepOf.get(index), simId, result, inline),
     },
   });
   const oracle = new ResurrectionOracle(dw.ledger);
@@ -150,35 +152,54 @@ function setUp(s: Scenario, options: RunOptions): Run {
  * a rollback erased, so per injected rollback a node can meet a few pieces per partner; more
  * re-mints than that means it acts on the same evidence again and again.
  */
-function remintGuard(id: string, host: DirectoryHost, rollbacks: number, nodes: number, out: string[]): void {
+function remintGuard(
+  id: string,
+  host: DirectoryHost,
+  rollbacks: number,
+  nodes: number,
+  out: string[],
+): void {
   const node = host.node;
   if (node === null) return;
   const evidenceRemints = node.replication.retired.length - host.recoveredBoots;
   const allowed = 4 * nodes * rollbacks + 2;
   if (evidenceRemints > allowed) {
-    out.push(`${id} re-minted its invocation ${evidenceRemints} times on rollback evidence (${rollbacks} rollbacks; at most ${allowed})`);
+    out.push(
+      `${id} re-minted its invocation ${evidenceRemints} times on rollback evidence (${rollbacks} rollbacks; at most ${allowed})`,
+    );
   }
 }
 
-function judgeScriptResult(step: Step | undefined, simId: string, result: Result<unknown>, out: string[]): void {
+function judgeScriptResult(
+  step: Step | undefined,
+  simId: string,
+  result: Result<unknown>,
+  out: string[],
+): void {
   if (step === undefined || step.action.kind !== "op") return;
   const want = step.action.outcome;
   const got = result.ok ? "ok" : result.code;
   if (want === "any" || want === got) return;
   const why = result.ok ? "" : ` (${result.message})`;
-  out.push(`line ${step.line}: ${simId} ${actionText(step.action).slice(simId.length + 1)} gave ${got}${why}, expected ${want}`);
+  out.push(
+    `line ${step.line}: ${simId} ${actionText(step.action).slice(simId.length + 1)} gave ${got}${why}, expected ${want}`,
+  );
 }
 
 /** The safety phase: scripted steps at their times (file order breaks ties). */
 function scriptPhase(run: Run): void {
   const { world } = run.dw;
-  const steps = run.s.steps.map((step, index) => ({ step, index })).sort((a, b) => a.step.atMs - b.step.atMs || a.index - b.index);
+  const steps = run.s.steps
+    .map((step, index) => ({ step, index }))
+    .sort((a, b) => a.step.atMs - b.step.atMs || a.index - b.index);
   for (const { step, index } of steps) {
-    if (world.runUntil(step.atMs) === "event-bound") return world.fail("event bound hit in the safety phase");
+    if (world.runUntil(step.atMs) === "event-bound")
+      return world.fail("event bound hit in the safety phase");
     run.stepOf.set(index, step);
     applyStep(run, step, index);
   }
-  if (world.runUntil(run.s.safetyMs) === "event-bound") world.fail("event bound hit in the safety phase");
+  if (world.runUntil(run.s.safetyMs) === "event-bound")
+    world.fail("event bound hit in the safety phase");
 }
 
 function applyStep(run: Run, step: Step, index: number): void {
@@ -209,7 +230,8 @@ function applyStep(run: Run, step: Step, index: number): void {
     }
     case "op":
       if (world.isUp(a.node)) return world.inject(a.node, { kind: "script", op: a.op, index });
-      if (a.outcome !== "any") run.inline.push(`line ${step.line}: ${a.node} is down, the op did not run`);
+      if (a.outcome !== "any")
+        run.inline.push(`line ${step.line}: ${a.node} is down, the op did not run`);
       return;
   }
 }
@@ -235,10 +257,14 @@ function livenessPhase(run: Run): void {
     return run.rounds.completed >= run.s.roundsMax;
   };
   const end = run.healMs + run.s.livenessMs;
-  if (world.runUntil(end, stop, 0) === "event-bound") world.fail("event bound hit in the liveness phase");
+  if (world.runUntil(end, stop, 0) === "event-bound")
+    world.fail("event bound hit in the liveness phase");
 }
 
-export function judgedNodes(run: { dw: DirectoryWorld; judged: readonly string[] }): Map<string, DirectoryNode> {
+export function judgedNodes(run: {
+  dw: DirectoryWorld;
+  judged: readonly string[];
+}): Map<string, DirectoryNode> {
   const all = run.dw.nodes();
   const out = new Map<string, DirectoryNode>();
   for (const id of run.judged) {

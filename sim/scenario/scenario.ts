@@ -56,12 +56,27 @@ export type StepAction =
   | { readonly kind: "partition"; readonly groups: readonly (readonly string[])[] }
   | { readonly kind: "cut"; readonly from: string; readonly to: string }
   | { readonly kind: "heal-network" }
-  | { readonly kind: "crash"; readonly node: string; readonly downMs: number; readonly torn: boolean }
+  | {
+      readonly kind: "crash";
+      readonly node: string;
+      readonly downMs: number;
+      readonly torn: boolean;
+    }
   | { readonly kind: "image"; readonly node: string; readonly key: string }
-  | { readonly kind: "rollback"; readonly node: string; readonly key: string; readonly downMs: number }
+  | {
+      readonly kind: "rollback";
+      readonly node: string;
+      readonly key: string;
+      readonly downMs: number;
+    }
   | { readonly kind: "clock"; readonly node: string; readonly deltaMs: number }
   | { readonly kind: "pause-pulls" | "resume-pulls"; readonly node: string }
-  | { readonly kind: "op"; readonly node: string; readonly op: ScriptOp; readonly outcome: OpOutcome };
+  | {
+      readonly kind: "op";
+      readonly node: string;
+      readonly op: ScriptOp;
+      readonly outcome: OpOutcome;
+    };
 
 export interface Step {
   readonly atMs: number;
@@ -76,7 +91,12 @@ export type ExpectCheck =
   | { readonly kind: "cnf"; readonly refs: readonly Ref[] }
   | { readonly kind: "orphaned"; readonly ref: Ref }
   | { readonly kind: "cycle-broken"; readonly refs: readonly Ref[] }
-  | { readonly kind: "values"; readonly ref: Ref; readonly attribute: string; readonly values: readonly ValueArg[] }
+  | {
+      readonly kind: "values";
+      readonly ref: Ref;
+      readonly attribute: string;
+      readonly values: readonly ValueArg[];
+    }
   | { readonly kind: "stage"; readonly ref: Ref; readonly stage: ExpectedStage }
   | { readonly kind: "path"; readonly ref: Ref; readonly path: string }
   | { readonly kind: "journal" | "no-journal"; readonly node: string; readonly journalKind: string }
@@ -99,7 +119,9 @@ export const defaultLivenessMs = 120_000;
  * traffic grows with nodes squared, hints with writes times nodes), so a livelock fails the
  * seed in seconds instead of grinding through millions of events.
  */
-export function eventBudget(s: Pick<Scenario, "nodes" | "rate" | "safetyMs" | "livenessMs">): number {
+export function eventBudget(
+  s: Pick<Scenario, "nodes" | "rate" | "safetyMs" | "livenessMs">,
+): number {
   const seconds = (s.safetyMs + s.livenessMs) / 1000;
   return Math.round(100_000 + 50 * s.nodes * s.nodes * seconds + 20 * s.rate * s.nodes * seconds);
 }

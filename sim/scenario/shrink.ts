@@ -32,7 +32,7 @@ export function shrink(s: Scenario, seed: number, attemptsMax = 200): ShrinkResu
   let current = s;
   let attempts = 1;
   const log: string[] = [];
-  for (let progress = true; progress && attempts < attemptsMax; ) {
+  for (let progress = true; progress && attempts < attemptsMax;) {
     progress = false;
     for (const { what, candidate } of candidates(current)) {
       if (attempts >= attemptsMax) break;
@@ -57,14 +57,17 @@ interface Candidate {
 function candidates(s: Scenario): Candidate[] {
   const out: Candidate[] = [];
   const lastStepMs = s.steps.reduce((m, st) => Math.max(m, st.atMs), 0);
-  if (s.nodes > 2 && !mentions(s, `n${s.nodes}`)) out.push({ what: `nodes ${s.nodes - 1}`, candidate: { ...s, nodes: s.nodes - 1 } });
+  if (s.nodes > 2 && !mentions(s, `n${s.nodes}`))
+    out.push({ what: `nodes ${s.nodes - 1}`, candidate: { ...s, nodes: s.nodes - 1 } });
   const shorter = Math.max(lastStepMs + 1000, Math.round(s.safetyMs / 2 / 1000) * 1000);
-  if (shorter < s.safetyMs) out.push({ what: `safety ${shorter}ms`, candidate: { ...s, safetyMs: shorter } });
+  if (shorter < s.safetyMs)
+    out.push({ what: `safety ${shorter}ms`, candidate: { ...s, safetyMs: shorter } });
   if (s.rate > 0) {
     const rate = s.rate < 0.5 ? 0 : Math.round((s.rate / 2) * 10) / 10;
     out.push({ what: `rate ${rate}`, candidate: { ...s, rate } });
   }
-  for (const [what, faults] of fewerFaults(s.faults)) out.push({ what, candidate: { ...s, faults } });
+  for (const [what, faults] of fewerFaults(s.faults))
+    out.push({ what, candidate: { ...s, faults } });
   s.steps.forEach((step, i) => {
     if (definesLabel(step)) return;
     const steps = s.steps.filter((_, j) => j !== i);
@@ -87,7 +90,9 @@ function fewerFaults(f: FaultConfig): Array<[string, FaultConfig]> {
 
 function definesLabel(step: Step): boolean {
   const a = step.action;
-  return a.kind === "op" && (a.op.verb === "create" || a.op.verb === "define") && a.op.label !== null;
+  return (
+    a.kind === "op" && (a.op.verb === "create" || a.op.verb === "define") && a.op.label !== null
+  );
 }
 
 /** Whether any step, expectation or converge list names the node. */
