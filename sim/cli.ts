@@ -5,6 +5,7 @@
  *   --preset NAME [--nodes N] [--rate W] [--safety 120s] [--seeds A..B]
  *   --swarm --seeds A..B                        VOPR-style: each seed derives its own knobs
  *   --trace                                     print the full trace (one line per event)
+ *   --node ID                                   show only that node's events in timelines
  *   --replay                                    run each seed twice and compare trace hashes
  *   --shrink [--out FILE]                       shrink a failing (scenario, seed) to a small file
  *   --print                                     print the scenario text (e.g. of a swarm seed)
@@ -30,6 +31,7 @@ interface Args {
 }
 
 const valued = new Set([
+  "--node",
   "--scenario",
   "--seed",
   "--seeds",
@@ -92,7 +94,10 @@ function runOne(s: Scenario, seed: number, args: Args, single: boolean): RunRepo
   if (failed || single) console.log(verdictLine(report, wall));
   if (failed || (keepTrace && single)) {
     const full = keepTrace ? report : runScenario(s, { seed, keepTrace: true });
-    const lines = keepTrace ? full.trace : full.trace.slice(-200);
+    const only = args.values.get("--node");
+    const mine =
+      only === undefined ? full.trace : full.trace.filter((l) => l.includes(` node=${only} `));
+    const lines = keepTrace ? mine : mine.slice(-200);
     console.log(
       `-- timeline (${keepTrace ? "full trace" : "last 200 events"}; virtual time, node, event, detail)`,
     );

@@ -85,6 +85,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   /** Boots that recovered a disk (each re-mints the invocation once). */
   recoveredBoots = 0;
   private rotationArmed = false;
+  private wasLatched = false;
   private store: KvStore | null = null;
   private pullStartedMono = new Map<string, number>();
   /** True time at which the pull cycle under way from each peer started. */
@@ -116,6 +117,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     this.cycleStartedTrue.clear();
     this.pullDueMono.clear();
     this.rotationArmed = false;
+    this.wasLatched = false;
   }
 
   onTimer(ctx: NodeContext<ReplicationMessage>, name: string): void {
@@ -161,7 +163,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       case "pull": {
         const batch = node.replicator.answer(msg, ctx.wallMs());
         this.persist(ctx);
-        this.noteLatch(node);
+        this.noteLatch(ctx, node);
         ctx.send(from, batch);
         return;
       }
@@ -205,7 +207,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     const pulling = node.replicator.isPulling(msg.from);
     const next = node.replicator.receive(msg, ctx.wallMs());
     this.persist(ctx);
-    this.noteLatch(node);
+    this.noteLatch(ctx, node);
     if (next !== null) {
       this.pullStartedMono.set(from, ctx.monoMs());
       ctx.send(from, next);
@@ -217,8 +219,13 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     }
   }
 
-  private noteLatch(node: DirectoryNode): void {
-    if (node.dir.rollbackLatched) this.latchSeen = true;
+  /** Traces latch changes (they matter when reading a timeline) and remembers a latch. */
+  private noteLatch(ctx: NodeContext<ReplicationMessage>, node: DirectoryNode): void {
+    const latched = node.dir.rollbackLatched;
+    if (latched !== this.wasLatched)
+      ctx.trace(latched ? "rollback-latched" : "rollback-healed", "");
+    this.wasLatched = latched;
+    if (latched) this.latchSeen = true;
   }
 
   private runGc(ctx: NodeContext<ReplicationMessage>, node: DirectoryNode): void {
