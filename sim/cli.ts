@@ -153,9 +153,9 @@ function runShrink(s: Scenario, seed: number, out: string | undefined): boolean 
   ];
   const shrunk: Scenario = {
     ...result.scenario,
-    name: `${s.name}-s${seed}`,
+    name: `${s.name}-s${result.seed}`,
     about,
-    seeds: { from: seed, to: seed },
+    seeds: { from: result.seed, to: result.seed },
   };
   const text = printScenario(shrunk);
   if (out !== undefined) writeFileSync(out, text);

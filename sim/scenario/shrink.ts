@@ -6,13 +6,15 @@ import type { Scenario, Step } from "./scenario";
 /**
  * Seed shrinking: from a failing (scenario, seed), greedily try smaller variants (fewer
  * nodes, a shorter safety phase, a lower write rate, one fault class fewer, one scripted step
- * fewer) and keep any that still fails the same way (same oracle). The seed stays fixed, so
- * a variant's schedule is a different draw: shrinking searches, it does not bisect. Bounded
- * by `attemptsMax` runs.
+ * fewer) and keep any that still fails the same way (same oracle). A variant's schedule is a
+ * different draw, so each variant is tried on the failing seed and then on `seedsPerVariant`
+ * seeds from 1: shrinking searches, it does not bisect. Bounded by `attemptsMax` runs.
  */
 
 export interface ShrinkResult {
   readonly scenario: Scenario;
+  /** The failing seed of the smallest variant. */
+  readonly seed: number;
   readonly report: RunReport;
   readonly attempts: number;
   readonly steps: readonly string[];
@@ -25,28 +27,42 @@ export function failureKind(r: RunReport): string {
   return colon < 0 ? first : first.slice(0, colon);
 }
 
-export function shrink(s: Scenario, seed: number, attemptsMax = 200): ShrinkResult | null {
+export function shrink(
+  s: Scenario,
+  seed: number,
+  attemptsMax = 200,
+  seedsPerVariant = 6,
+): ShrinkResult | null {
   let report = runScenario(s, { seed });
   if (report.pass) return null;
   const kind = failureKind(report);
   let current = s;
+  let failing = seed;
   let attempts = 1;
   const log: string[] = [];
+  const seedsFor = (): number[] => [
+    failing,
+    ...Array.from({ length: seedsPerVariant }, (_, i) => i + 1),
+  ];
   for (let progress = true; progress && attempts < attemptsMax;) {
     progress = false;
     for (const { what, candidate } of candidates(current)) {
-      if (attempts >= attemptsMax) break;
-      attempts++;
-      const r = runScenario(candidate, { seed });
-      if (r.pass || failureKind(r) !== kind) continue;
-      current = candidate;
-      report = r;
-      log.push(what);
-      progress = true;
-      break;
+      for (const tryingSeed of [...new Set(seedsFor())]) {
+        if (attempts >= attemptsMax) break;
+        attempts++;
+        const r = runScenario(candidate, { seed: tryingSeed });
+        if (r.pass || failureKind(r) !== kind) continue;
+        current = candidate;
+        failing = tryingSeed;
+        report = r;
+        log.push(`${what} (seed ${tryingSeed})`);
+        progress = true;
+        break;
+      }
+      if (progress) break;
     }
   }
-  return { scenario: current, report, attempts, steps: log };
+  return { scenario: current, seed: failing, report, attempts, steps: log };
 }
 
 interface Candidate {
