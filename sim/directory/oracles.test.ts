@@ -1,0 +1,121 @@
+/**
+ * Goal: the oracles can fail. The no-resurrection oracle flags deleted -> alive without an
+ * acknowledged restore, shredded -> anything else and a purged object coming back alive, and
+ * accepts a real restore; the round tracker counts a round only when every pair completed a
+ * pull started in it; the durability oracle flags an acknowledged atom a node lacks.
+ * Method: one core DirectoryNode driven through its facade, with records forged through
+ * `dir.write` where a replica would merge something it should not; small hand-made inputs.
+ */
+import { describe, expect, it } from "vitest";
+import type { DirectoryNode } from "../../core/node/directory-node";
+import type { ObjectRecord } from "../../core/store/record";
+import { freshDomain, t0Ms, unwrap } from "../../core/testing/node-fixture";
+import { RoundTracker } from "../scenario/round-tracker";
+import { Ledger } from "./ledger";
+import { durabilityViolations } from "./oracles";
+import { ResurrectionOracle } from "./resurrection-oracle";
+
+/** Writes `record` with a forged existence, as a buggy merge would. */
+function forge(
+  node: DirectoryNode,
+  record: ObjectRecord,
+  stage: "alive" | "deleted",
+  version: number,
+): void {
+  const usn = node.dir.allocateUsn();
+  const stamp = { ...record.existence.stamp, version, atMs: t0Ms + version, localUsn: usn };
+  node.dir.write({ ...record, existence: { ...record.existence, stage, stamp }, usnChanged: usn });
+}
+
+function setup(): { node: DirectoryNode; id: string; oracle: ResurrectionOracle; ledger: Ledger } {
+  const d = freshDomain();
+  const id = unwrap(
+    d.node.create({ parent: d.root, name: "X", className: "organizationalUnit" }, t0Ms),
+  ).id;
+  const ledger = new Ledger();
+  const oracle = new ResurrectionOracle(ledger);
+  expect(check(oracle, d.node)).toEqual([]);
+  return { node: d.node, id, oracle, ledger };
+}
+
+function check(oracle: ResurrectionOracle, node: DirectoryNode): string[] {
+  const out: string[] = [];
+  oracle.check("n1", node, out);
+  return out;
+}
+
+describe("the no-resurrection oracle", () => {
+  it("accepts delete then an acknowledged restore", () => {
+    const { node, id, oracle, ledger } = setup();
+    unwrap(node.delete(id, t0Ms + 10));
+    expect(check(oracle, node)).toEqual([]);
+    unwrap(node.restore(id, t0Ms + 20));
+    const record = node.dir.get(id)!;
+    ledger.noteRestore(id, record.existence.stamp);
+    expect(check(oracle, node)).toEqual([]);
+  });
+
+  it("flags deleted -> alive without a restore", () => {
+    const { node, id, oracle } = setup();
+    unwrap(node.delete(id, t0Ms + 10));
+    expect(check(oracle, node)).toEqual([]);
+    forge(node, node.dir.get(id)!, "alive", 9);
+    expect(check(oracle, node).join()).toMatch(/came back alive without an acknowledged restore/);
+  });
+
+  it("flags a shredded object coming back and an existence going back", () => {
+    const { node, id, oracle } = setup();
+    unwrap(node.shred(id, t0Ms + 10));
+    expect(check(oracle, node)).toEqual([]);
+    forge(node, node.dir.get(id)!, "deleted", 1);
+    const found = check(oracle, node).join();
+    expect(found).toMatch(/shredded .* came back deleted/);
+    expect(found).toMatch(/went back/);
+  });
+
+  it("flags an object the node purged coming back alive", () => {
+    const { node, id, oracle } = setup();
+    const record = node.dir.get(id)!;
+    oracle.notePurged("n1", [id]);
+    forge(node, record, "alive", 5);
+    expect(check(oracle, node).join()).toMatch(/after this node purged it/);
+  });
+});
+
+describe("the round tracker", () => {
+  it("counts a round when every ordered pair completed a pull started in it", () => {
+    const t = new RoundTracker(["n1", "n2", "n3"]);
+    t.begin(1000);
+    const pairs = [
+      ["n1", "n2"],
+      ["n1", "n3"],
+      ["n2", "n1"],
+      ["n2", "n3"],
+      ["n3", "n1"],
+    ] as const;
+    for (const [d, s] of pairs) t.pullDone(d, s, 1000, 2000);
+    t.pullDone("n3", "n2", 999, 2000); // started before the round: does not count
+    expect(t.completed).toBe(0);
+    t.pullDone("n3", "n2", 1500, 2500);
+    expect([t.completed, t.boundaryPending, t.boundariesMs]).toEqual([1, true, [2500]]);
+  });
+});
+
+describe("the durability oracle", () => {
+  it("flags an acknowledged object a node lacks, unless that node purged it", () => {
+    const { node, id } = setup();
+    const ledger = new Ledger();
+    const stamp = node.dir.get(id)!.existence.stamp;
+    ledger.ack({
+      node: "n2",
+      objectId: "00000000-0000-4000-8000-000000000000",
+      atom: "existence",
+      stamp,
+      atMs: 0,
+      trueMs: 0,
+    });
+    const nodes = new Map([["n1", node]]);
+    expect(durabilityViolations(ledger, nodes, { purged: () => false }).join()).toMatch(/n1 lacks/);
+    expect(durabilityViolations(ledger, nodes, { purged: () => true })).toEqual([]);
+  });
+});
