@@ -31,7 +31,10 @@ export function mergeRecord(
   }
   const existence = mergeExistence(local, delta.existence, localUsn, discarded, delta.id);
   const placement = mergePlacement(local?.placement ?? null, delta.placement, localUsn, discarded, delta.id);
-  const erased = existence.value.stage === "shredded" || local?.hardened === true;
+  // A hardened skeleton that a valid restore brings back alive takes values again (the restore
+  // re-originated them); while it stays a tombstone it takes none.
+  const hardened = (local?.hardened ?? false) && existence.value.stage !== "alive";
+  const erased = existence.value.stage === "shredded" || hardened;
   const attrs = erased
     ? { value: new Map<string, Map<string, ValueAtom>>(), changed: (local?.attrs.size ?? 0) > 0 }
     : mergeAttrs(local?.attrs, delta.attrs, localUsn, discarded, delta.id);
@@ -43,7 +46,7 @@ export function mergeRecord(
     placement: placement.value,
     attrs: attrs.value,
     usnChanged: localUsn,
-    hardened: local?.hardened ?? false,
+    hardened,
   };
   return { record, changed: true, discarded };
 }
@@ -62,10 +65,6 @@ function mergeExistence(
   }
   if (held !== null) assert(held.classId === incoming.classId, `class of ${id} is immutable`);
   if (held === null || compareExistence(incoming, held) > 0) {
-    if (local?.hardened === true && incoming.stage === "alive") {
-      discarded.push(`${id}: existence ${incoming.stage} refused by a hardened skeleton`);
-      return { value: held ?? incoming, changed: false };
-    }
     return { value: { ...incoming, stamp: relocal(incoming.stamp, localUsn) }, changed: true };
   }
   if (compareExistence(incoming, held) < 0) discarded.push(`${id}: existence ${incoming.stage} lost`);

@@ -4,7 +4,7 @@ import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { fold } from "../naming";
 import { attachedFacetsAttribute, surfaceOf } from "../schema";
-import type { ObjectRecord } from "../store/record";
+import type { ObjectRecord, ValueAtom } from "../store/record";
 import { presentValues } from "../store/record";
 import { effectiveStage } from "../view/aging";
 import { requireKnownClass, requireObject } from "./gates";
@@ -61,6 +61,7 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
         deleteRoot: null,
         stamp: dir.stamp(r.existence.stamp, atMs, usn),
       },
+      attrs: restampValues(dir, r, atMs, usn),
       usnChanged: usn,
     });
   }
@@ -93,4 +94,22 @@ function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result
     }
   }
   return ok(null);
+}
+
+/**
+ * A restore re-originates the values it brings back. A partner whose clock had already aged the
+ * tombstone may have hardened it (dropped its values locally); the restore was inside the window
+ * by its own stamp, so that partner accepts it and gets the values back through these newer
+ * stamps (scenarios/regressions/restore-races-hardening.scn).
+ */
+function restampValues(dir: Directory, r: ObjectRecord, atMs: number, usn: number): ObjectRecord["attrs"] {
+  const out = new Map<string, Map<string, ValueAtom>>();
+  for (const [name, atoms] of r.attrs) {
+    const next = new Map<string, ValueAtom>();
+    for (const [key, atom] of atoms) {
+      next.set(key, atom.present ? { ...atom, stamp: dir.stamp(atom.stamp, atMs, usn) } : atom);
+    }
+    out.set(name, next);
+  }
+  return out;
 }
