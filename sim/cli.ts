@@ -3,7 +3,8 @@
  *   --scenario FILE [--seed N | --seeds A..B]   a scenario file (default seeds: the file's, else 1)
  *   --all [--seeds A..B]                        every scenario under scenarios/ (regressions too)
  *   --preset NAME [--nodes N] [--rate W] [--safety 120s] [--seeds A..B]
- *   --swarm --seeds A..B                        VOPR-style: each seed derives its own knobs
+ *   --swarm --seeds A..B [--preset NAME]        VOPR-style: each seed derives its own knobs
+ *                                               (with --preset: that preset's fault classes)
  *   --trace                                     print the full trace (one line per event)
  *   --node ID                                   show only that node's events in timelines
  *   --replay                                    run each seed twice and compare trace hashes
@@ -15,6 +16,7 @@
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isPresetName } from "./faults";
+import type { PresetName } from "./faults";
 import { parseScenario } from "./scenario/parse-scenario";
 import { parseDuration } from "./scenario/parse-values";
 import { printScenario } from "./scenario/print-scenario";
@@ -125,10 +127,12 @@ function runRange(s: Scenario, range: SeedRange, args: Args): boolean {
 }
 
 function runSwarm(range: SeedRange, args: Args): boolean {
+  const preset = args.values.get("--preset") ?? null;
+  if (preset !== null && !isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
   const started = performance.now();
   const reports: RunReport[] = [];
   for (let seed = range.from; seed <= range.to; seed++) {
-    const s = swarmScenario(seed);
+    const s = swarmScenario(seed, preset as PresetName | null);
     if (args.flags.has("--print")) console.log(printScenario(s));
     reports.push(runOne(s, seed, args, range.from === range.to));
   }

@@ -52,10 +52,14 @@ export function presetScenario(p: PresetRun): Scenario {
 
 const kinds: readonly DirectoryOpKind[] = Object.keys(defaultMix).sort() as DirectoryOpKind[];
 
-export function swarmScenario(seed: number): Scenario {
+/**
+ * The swarm scenario of `seed`. With `base`, the fault classes are that preset's (knobs
+ * still varied per seed); without, each class is on with probability 1/2.
+ */
+export function swarmScenario(seed: number, base: PresetName | null = null): Scenario {
   const prng = new Prng(`swarm/${seed}`);
   const nodes = prng.int(3, 7);
-  const faults = swarmFaultConfig(prng);
+  const faults = swarmFaultConfig(prng, base);
   const rate = Math.round(2 ** prng.range(0, Math.log2(20)) * 10) / 10;
   const mix: Partial<Record<DirectoryOpKind, number>> = {};
   for (const k of kinds) mix[k] = prng.chance(0.2) ? 0 : prng.int(1, 30);
@@ -63,7 +67,7 @@ export function swarmScenario(seed: number): Scenario {
   const safetyMs = prng.int(3, 12) * 10_000;
   return {
     ...empty,
-    name: `swarm-${seed}`,
+    name: base === null ? `swarm-${seed}` : `swarm-${base}-${seed}`,
     checks: `DESIGN "Oracles" 1-7 on a swarm seed (STYLE 19)`,
     about: [`Swarm seed ${seed}: knobs derived from the seed (sim/scenario/swarm.ts).`],
     nodes,
@@ -75,17 +79,18 @@ export function swarmScenario(seed: number): Scenario {
   };
 }
 
-/** Each class on with probability 1/2 at its preset shape, then the swarm knobs. */
-function swarmFaultConfig(prng: Prng): FaultConfig {
+/** Each class on with probability 1/2 at its preset shape (or the preset's), then the knobs. */
+function swarmFaultConfig(prng: Prng, preset: PresetName | null): FaultConfig {
   const chaos = presetFaults("chaos");
   const none = presetFaults("none");
-  const base: FaultConfig = {
+  const coin: FaultConfig = {
     network: prng.chance(0.5) ? chaos.network : none.network,
     partitions: prng.chance(0.5) ? chaos.partitions : null,
     crashes: prng.chance(0.5) ? chaos.crashes : null,
     clocks: prng.chance(0.5) ? chaos.clocks : null,
     rollbacks: prng.chance(0.5) ? chaos.rollbacks : null,
   };
+  const base = preset === null ? coin : presetFaults(preset);
   return roundKnobs(swarmFaults(base, prng.fork("knobs")));
 }
 
