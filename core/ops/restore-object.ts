@@ -97,7 +97,7 @@ function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result
 }
 
 /**
- * A restore re-originates the values it brings back. A partner whose clock had already aged the
+ * A restore re-originates the values (and absence residue) it brings back. A partner whose clock had already aged the
  * tombstone may have hardened it (dropped its values locally); the restore was inside the window
  * by its own stamp, so that partner accepts it and gets the values back through these newer
  * stamps (scenarios/regressions/restore-races-hardening.scn).
@@ -107,7 +107,8 @@ function restampValues(dir: Directory, r: ObjectRecord, atMs: number, usn: numbe
   for (const [name, atoms] of r.attrs) {
     const next = new Map<string, ValueAtom>();
     for (const [key, atom] of atoms) {
-      next.set(key, atom.present ? { ...atom, stamp: dir.stamp(atom.stamp, atMs, usn) } : atom);
+      // Residue too: a partner that hardened dropped it, and it must keep winning merges.
+      next.set(key, { ...atom, stamp: dir.stamp(atom.stamp, atMs, usn) });
     }
     out.set(name, next);
   }
