@@ -43,6 +43,8 @@ export class Directory {
   private landmarkCache: Landmarks | null = null;
   /** Records that may be under a derived placement repair (pruned when listed). */
   private suspects = new Set<Guid>();
+  private suspectsSorted: Guid[] | null = null;
+  private suspectsSortedSize = -1;
 
   constructor(
     public nodeId: Guid,
@@ -121,14 +123,14 @@ export class Directory {
       const parentRecord = parent === null ? undefined : this.store.get(parent);
       const moved = previous !== undefined && previous.placement.parent !== parent;
       if (parent !== null && (moved || parentRecord?.existence.stage !== "alive")) {
-        this.suspects.add(record.id);
+        this.addSuspect(record.id);
       }
       if (moved) this.addCycleMembers(record);
     }
     const subject = record ?? previous;
     const died = record === null || (record.existence.stage !== "alive" && previous?.existence.stage === "alive");
     if (subject !== undefined && died) {
-      for (const child of this.store.childIds(subject.id)) this.suspects.add(child);
+      for (const child of this.store.childIds(subject.id)) this.addSuspect(child);
     }
   }
 
@@ -138,7 +140,7 @@ export class Directory {
     let cursor = record.placement.parent;
     for (let depth = 0; cursor !== null && depth < 100_000; depth++) {
       if (cursor === record.id) {
-        for (const id of members) this.suspects.add(id);
+        for (const id of members) this.addSuspect(id);
         return;
       }
       if (members.includes(cursor)) return;
@@ -149,16 +151,30 @@ export class Directory {
 
   /** The view drops a suspect it found unrepaired; a later change re-adds it if needed. */
   dropRepairSuspect(id: Guid): void {
-    this.suspects.delete(id);
+    if (this.suspects.delete(id)) this.suspectsSorted = null;
   }
 
-  /** Candidate ids for derived placement repairs, sorted; stale ones are pruned. */
+  private addSuspect(id: Guid): void {
+    if (this.suspects.has(id)) return;
+    this.suspects.add(id);
+    this.suspectsSorted = null;
+  }
+
+  /**
+   * Candidate ids for derived placement repairs, sorted; stale ones are pruned. The sorted
+   * list is kept until the set changes (views ask for it once per child under /LostAndFound).
+   */
   repairSuspects(): Guid[] {
+    if (this.suspectsSorted !== null && this.suspectsSortedSize === this.suspects.size) {
+      return this.suspectsSorted;
+    }
     for (const id of [...this.suspects]) {
       const r = this.store.get(id);
       if (r === undefined || r.existence.stage !== "alive") this.suspects.delete(id);
     }
-    return [...this.suspects].sort();
+    this.suspectsSorted = [...this.suspects].sort();
+    this.suspectsSortedSize = this.suspects.size;
+    return this.suspectsSorted;
   }
 
   /** Recompiles the schema when a definition changed; call once at the end of a write. */

@@ -45,8 +45,21 @@ function caseFold(s: string): string {
  * character is itself NFD); it stays because SPEC defines the key this way.
  */
 export function fold(s: string): string {
-  return caseFold(s.normalize("NFD")).normalize("NFD");
+  const cached = foldCache.get(s);
+  if (cached !== undefined) return cached;
+  const folded = caseFold(s.normalize("NFD")).normalize("NFD");
+  // Names are folded again and again (indexes, CNF checks, ordering); a bounded memo keeps
+  // that cheap. Short strings only, so a large attribute value never pins memory.
+  if (s.length <= foldCacheKeyLengthMax) {
+    if (foldCache.size >= foldCacheEntriesMax) foldCache.clear();
+    foldCache.set(s, folded);
+  }
+  return folded;
 }
+
+const foldCacheEntriesMax = 50_000;
+const foldCacheKeyLengthMax = 256;
+const foldCache = new Map<string, string>();
 
 export function caselessEqual(a: string, b: string): boolean {
   return a === b || fold(a) === fold(b);
