@@ -6,6 +6,7 @@ import type { ObjectRecord } from "../store/record";
 import { checkDefinitionsRemovable } from "./definition-use";
 import { isRoot, requireWritable } from "./gates";
 import { subtree } from "./subtree";
+import { writeStage } from "./write-stage";
 
 /**
  * Soft-deletes an object and its whole alive subtree: each record's existence atom turns
@@ -23,19 +24,7 @@ export function deleteObject(dir: Directory, id: Guid, atMs: number): Result<nul
   );
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
-  for (const record of doomed) {
-    const usn = dir.allocateUsn();
-    dir.write({
-      ...record,
-      existence: {
-        ...record.existence,
-        stage: "deleted",
-        deleteRoot: id,
-        stamp: dir.stamp(record.existence.stamp, atMs, usn),
-      },
-      usnChanged: usn,
-    });
-  }
+  for (const record of doomed) writeStage(dir, record, { stage: "deleted", deleteRoot: id, atMs });
   dir.refreshSchema();
   return ok(null);
 }

@@ -9,6 +9,7 @@ import { presentValues } from "../store/record";
 import { effectiveStage } from "../view/aging";
 import { requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
+import { writeStage } from "./write-stage";
 import { trialRevive } from "./trial-compile";
 
 /**
@@ -52,18 +53,8 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   const schemaOk = trialRevive(dir, new Set(lifted.map((r) => r.id)));
   if (!schemaOk.ok) return schemaOk;
   for (const r of lifted) {
-    const usn = dir.allocateUsn();
-    dir.write({
-      ...r,
-      existence: {
-        ...r.existence,
-        stage: "alive",
-        deleteRoot: null,
-        stamp: dir.stamp(r.existence.stamp, atMs, usn),
-      },
-      attrs: restampValues(dir, r, atMs, usn),
-      usnChanged: usn,
-    });
+    const attrs = (usn: number) => restampValues(dir, r, atMs, usn);
+    writeStage(dir, r, { stage: "alive", deleteRoot: null, atMs, attrs });
   }
   dir.refreshSchema();
   return ok(null);

@@ -5,6 +5,7 @@ import type { Guid } from "../guid";
 import { checkProtectedAndUsed, guardRemoval } from "./delete-object";
 import { requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
+import { writeStage } from "./write-stage";
 import { effectiveStage } from "../view/aging";
 
 /**
@@ -33,18 +34,8 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
   for (const record of doomed) {
-    const usn = dir.allocateUsn();
-    dir.write({
-      ...record,
-      existence: {
-        ...record.existence,
-        stage: "shredded",
-        deleteRoot: record.existence.deleteRoot ?? id,
-        stamp: dir.stamp(record.existence.stamp, atMs, usn),
-      },
-      attrs: new Map(),
-      usnChanged: usn,
-    });
+    const deleteRoot = record.existence.deleteRoot ?? id;
+    writeStage(dir, record, { stage: "shredded", deleteRoot, atMs, attrs: () => new Map() });
   }
   dir.refreshSchema();
   return ok(doomed.length);
