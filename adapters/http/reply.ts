@@ -9,7 +9,7 @@ import { transportStatus } from "./transport-errors";
 export function reply<T>(ctx: Context, result: DaemonResult<T>, okStatus = 200): void {
   if (result.ok) {
     ctx.status = okStatus;
-    if (okStatus !== 204) ctx.body = result.value;
+    if (okStatus !== 204) ctx.body = jsonBody(ctx, result.value);
     return;
   }
   ctx.status = isErrorCode(result.code) ? errorStatus[result.code] : transportStatus[result.code];
@@ -23,4 +23,23 @@ export function guidParam(ctx: Context, raw: string | undefined): Guid | null {
     reply(ctx, { ok: false, code: "bad-object-id", message: `not an object GUID: ${raw ?? ""}` });
   }
   return id;
+}
+
+/**
+ * The core shares frozen payloads and listings between readers until the directory changes
+ * (core/view/view-cache.ts); a frozen value never changes, so its JSON text is encoded once and
+ * reused. Anything else goes to Koa as is (which stringifies it per response).
+ */
+const encoded = new WeakMap<object, Buffer>();
+
+function jsonBody(ctx: Context, value: unknown): unknown {
+  if (typeof value !== "object" || value === null || !Object.isFrozen(value)) return value;
+  let bytes = encoded.get(value);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(value));
+    encoded.set(value, bytes);
+  }
+  // The header Koa sets for an object body.
+  ctx.type = "application/json; charset=utf-8";
+  return bytes;
 }

@@ -7,6 +7,8 @@ import { composeDn, fold, joinPath } from "../naming";
 import type { ObjectRecord } from "../store/record";
 import { placementRepair } from "./placement-repair";
 import type { PlacementRepair } from "./placement-repair";
+import type { ViewCache } from "./view-cache";
+import { viewCacheOf } from "./view-cache";
 
 export interface EffectiveFacts extends PlacementRepair {
   readonly effectiveName: string;
@@ -17,22 +19,31 @@ const cnfMarker = " CNF:";
 const depthMax = 100_000;
 
 /**
- * The derived effective view of one node at one instant: placement repairs, CNF display names,
- * paths and DNs. Every choice is a function of stored atoms (and, for stages, this node's
- * clock), so nodes holding the same atoms render the same view.
+ * The derived effective view of one node: placement repairs, CNF display names, paths and
+ * DNs. Every choice is a function of stored atoms (and, for stages, this node's clock), so
+ * nodes holding the same atoms render the same view. The facts live in the node's ViewCache,
+ * which outlives one view and is dropped whenever the directory changes (view-cache.ts).
  */
 export class EffectiveView {
-  private readonly facts = new Map<Guid, EffectiveFacts>();
+  private readonly viewCache: ViewCache;
 
-  constructor(readonly dir: Directory) {}
+  constructor(readonly dir: Directory) {
+    this.viewCache = viewCacheOf(dir);
+  }
+
+  /** The node's derived-state cache, emptied first if the directory changed since its use. */
+  cache(): ViewCache {
+    return this.viewCache.validate(this.dir);
+  }
 
   of(record: ObjectRecord): EffectiveFacts {
-    const cached = this.facts.get(record.id);
+    const cache = this.cache();
+    const cached = cache.factsOf(record);
     if (cached !== undefined) return cached;
     const repair = placementRepair(this.dir, record);
     const naming = this.cnfName(record, repair.effectiveParent);
-    const facts = { ...repair, ...naming };
-    this.facts.set(record.id, facts);
+    const facts = Object.freeze({ ...repair, ...naming });
+    cache.rememberFacts(record, facts);
     return facts;
   }
 
@@ -64,7 +75,12 @@ export class EffectiveView {
     if (!this.dir.store.hasChildren(parent) && parent !== this.dir.landmarks()?.lostAndFound) {
       return false;
     }
-    return this.aliveChildren(parent).length > 0;
+    const cache = this.cache();
+    const cached = cache.hasAliveChildren(parent);
+    if (cached !== undefined) return cached;
+    const has = this.aliveChildren(parent).length > 0;
+    cache.rememberHasAliveChildren(parent, has);
+    return has;
   }
 
   /** Effective ancestors root-first, ending with `record` itself (the root excluded). */

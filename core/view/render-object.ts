@@ -5,9 +5,11 @@ import { presentValues } from "../store/record";
 import type { Stamp } from "../store/stamp";
 import { msToTimestamp } from "../syntax";
 import { isGhost } from "../ops/gates";
-import { effectiveStage } from "./aging";
+import { effectiveStage, observationsHold } from "./aging";
 import type { EffectiveView } from "./effective-view";
 import type { AttributePayload, ChildSummary, ObjectPayload, StampPayload, ValuePayload } from "./payload-types";
+import type { StageObservation } from "./view-cache";
+import { deepFreeze } from "./view-cache";
 
 export function renderStamp(stamp: Stamp): StampPayload {
   return {
@@ -19,8 +21,29 @@ export function renderStamp(stamp: Stamp): StampPayload {
   };
 }
 
-/** The object payload of SPEC with every field; repair fields only where they differ. */
+/**
+ * The object payload of SPEC with every field; repair fields only where they differ. The
+ * payload is frozen and shared: it is kept in the node's ViewCache until the directory changes
+ * or one of the clock-dependent stages it shows (its own, its references') turns.
+ */
 export function renderObject(view: EffectiveView, record: ObjectRecord, nowMs: number): ObjectPayload {
+  const cache = view.cache();
+  const hit = cache.payload(record.id);
+  if (hit !== undefined && hit.record === record && observationsHold(view.dir, hit.observed, nowMs)) {
+    return hit.payload;
+  }
+  const observed: StageObservation[] = [];
+  const payload = deepFreeze(renderFresh(view, record, nowMs, observed));
+  cache.rememberPayload({ record, payload, observed });
+  return payload;
+}
+
+function renderFresh(
+  view: EffectiveView,
+  record: ObjectRecord,
+  nowMs: number,
+  observed: StageObservation[],
+): ObjectPayload {
   const dir = view.dir;
   const facts = view.of(record);
   const cls = dir.schema.classById(record.existence.classId);
@@ -37,13 +60,13 @@ export function renderObject(view: EffectiveView, record: ObjectRecord, nowMs: n
     path: view.path(record),
     hasChildren: view.hasAliveChildren(record.id),
     stage: record.existence.stage,
-    effectiveStage: effectiveStage(dir, record, nowMs),
+    effectiveStage: effectiveStage(dir, record, nowMs, observed),
     ghost: isGhost(dir, record),
     existence: renderStamp(record.existence.stamp),
     placement: renderStamp(record.placement.stamp),
     usnChanged: record.usnChanged,
     referencedBy: referencedBy(view, record),
-    attributes: renderAttributes(view, record, nowMs),
+    attributes: renderAttributes(view, record, nowMs, observed),
   };
   return withRepairs(payload, record, facts);
 }
@@ -72,14 +95,19 @@ function referencedBy(view: EffectiveView, record: ObjectRecord): ObjectPayload[
   return out.sort((a, b) => (a.id !== b.id ? (a.id < b.id ? -1 : 1) : compareCaseless(a.attribute, b.attribute)));
 }
 
-function renderAttributes(view: EffectiveView, record: ObjectRecord, nowMs: number): AttributePayload[] {
+function renderAttributes(
+  view: EffectiveView,
+  record: ObjectRecord,
+  nowMs: number,
+  observed: StageObservation[],
+): AttributePayload[] {
   const out: AttributePayload[] = [];
   for (const [name, atoms] of record.attrs) {
     const def = view.dir.schema.attribute(name);
     const sorted = [...atoms.values()].sort((a, b) => compareKeys(a.key, b.key));
     const values = sorted
       .filter((a) => a.present)
-      .map((a) => renderValue(view, a, def?.syntax === "reference", nowMs));
+      .map((a) => renderValue(view, a, def?.syntax === "reference", nowMs, observed));
     const absent = sorted
       .filter((a) => !a.present)
       .map((a) => ({ key: a.key, stamp: renderStamp(a.stamp) }));
@@ -89,14 +117,20 @@ function renderAttributes(view: EffectiveView, record: ObjectRecord, nowMs: numb
   return out.sort((a, b) => compareCaseless(a.name, b.name));
 }
 
-function renderValue(view: EffectiveView, atom: ValueAtom, isReference: boolean, nowMs: number): ValuePayload {
+function renderValue(
+  view: EffectiveView,
+  atom: ValueAtom,
+  isReference: boolean,
+  nowMs: number,
+  observed: StageObservation[],
+): ValuePayload {
   const stamp = renderStamp(atom.stamp);
   const value = atom.value ?? "";
   const meta = atom.meta === null ? {} : { meta: copyMeta(atom.meta) };
   if (!isReference) return { value, ...meta, stamp };
   const target = view.dir.get(value);
   if (target === undefined) return { value, ...meta, refPath: null, refState: "missing", stamp };
-  const state = effectiveStage(view.dir, target, nowMs);
+  const state = effectiveStage(view.dir, target, nowMs, observed);
   const refPath = state === "alive" ? view.path(target) : null;
   return { value, ...meta, refPath, refState: state, stamp };
 }
@@ -129,8 +163,21 @@ export function renderChild(view: EffectiveView, record: ObjectRecord): ChildSum
   };
 }
 
-/** Child summaries in caseless name order; each name is folded once, not per comparison. */
+/**
+ * Child summaries in caseless name order; each name is folded once, not per comparison. The
+ * listing is frozen (typed mutable for the callers' Result types) and shared: it is kept in the node's ViewCache until the directory changes
+ * (it shows no clock-dependent field).
+ */
 export function renderChildren(view: EffectiveView, parent: ObjectRecord): ChildSummary[] {
+  const cache = view.cache();
+  const hit = cache.listing(parent.id);
+  if (hit !== undefined) return hit;
+  const listing = deepFreeze(sortedChildren(view, parent));
+  cache.rememberListing(parent.id, listing);
+  return listing;
+}
+
+function sortedChildren(view: EffectiveView, parent: ObjectRecord): ChildSummary[] {
   return view
     .aliveChildren(parent.id)
     .map((r) => {
