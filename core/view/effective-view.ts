@@ -12,6 +12,14 @@ import { viewCacheOf } from "./view-cache";
 
 export interface EffectiveFacts extends PlacementRepair {
   readonly effectiveName: string;
+  /** fold(effectiveName): the caseless key of the name, for ordering and lookups. */
+  readonly foldedName: string;
+  readonly conflicted: boolean;
+}
+
+interface CnfName {
+  readonly effectiveName: string;
+  readonly foldedName: string;
   readonly conflicted: boolean;
 }
 
@@ -40,9 +48,16 @@ export class EffectiveView {
     const cache = this.cache();
     const cached = cache.factsOf(record);
     if (cached !== undefined) return cached;
-    const repair = placementRepair(this.dir, record);
+    const repair = placementRepair(this.dir, record, cache.acyclic);
     const naming = this.cnfName(record, repair.effectiveParent);
-    const facts = Object.freeze({ ...repair, ...naming });
+    const facts: EffectiveFacts = {
+      effectiveParent: repair.effectiveParent,
+      orphaned: repair.orphaned,
+      cycleBroken: repair.cycleBroken,
+      effectiveName: naming.effectiveName,
+      foldedName: naming.foldedName,
+      conflicted: naming.conflicted,
+    };
     cache.rememberFacts(record, facts);
     return facts;
   }
@@ -132,17 +147,17 @@ export class EffectiveView {
     if (marker >= 0) {
       const id = parseGuid(segment.slice(marker + cnfMarker.length).replace(/ \(\d+\)$/, ""));
       const record = id === null ? undefined : this.dir.get(id);
-      if (record !== undefined && fold(this.of(record).effectiveName) === wanted) {
+      if (record !== undefined && this.of(record).foldedName === wanted) {
         if (this.of(record).effectiveParent === parent) return record;
       }
     }
     for (const id of this.dir.store.aliveNamed(parent, wanted)) {
       const record = this.dir.get(id);
       if (record !== undefined && this.of(record).effectiveParent === parent) {
-        if (fold(this.of(record).effectiveName) === wanted) return record;
+        if (this.of(record).foldedName === wanted) return record;
       }
     }
-    return this.aliveChildren(parent).find((r) => fold(this.of(r).effectiveName) === wanted);
+    return this.aliveChildren(parent).find((r) => this.of(r).foldedName === wanted);
   }
 
   /**
@@ -150,11 +165,11 @@ export class EffectiveView {
    * equal, the earliest placement claim keeps the name; each later one shows as
    * `<stored name> CNF:<guid>`, with ` (2)`, ` (3)` appended while that still collides.
    */
-  private cnfName(record: ObjectRecord, parent: Guid | null): { effectiveName: string; conflicted: boolean } {
+  private cnfName(record: ObjectRecord, parent: Guid | null): CnfName {
     const name = record.placement.name;
-    const plain = { effectiveName: name, conflicted: false };
-    if (parent === null || record.existence.stage !== "alive") return plain;
     const folded = fold(name);
+    const plain = { effectiveName: name, foldedName: folded, conflicted: false };
+    if (parent === null || record.existence.stage !== "alive") return plain;
     // Fast path: alone under its stored name, in the place it is stored.
     if (parent === record.placement.parent && parent !== this.dir.landmarks()?.lostAndFound) {
       if (this.dir.store.aliveNamedCount(parent, folded) <= 1) return plain;
@@ -165,10 +180,10 @@ export class EffectiveView {
     if (earliest.id === record.id) return plain;
     const base = `${name}${cnfMarker}${record.id}`;
     let candidate = base;
-    for (let n = 2; n < 1000 && this.dir.store.aliveNamed(parent, fold(candidate)).length > 0; n++) {
+    for (let n = 2; n < 1000 && this.dir.store.aliveNamedCount(parent, fold(candidate)) > 0; n++) {
       candidate = `${base} (${n})`;
     }
-    return { effectiveName: candidate, conflicted: true };
+    return { effectiveName: candidate, foldedName: fold(candidate), conflicted: true };
   }
 
   private siblingsNamed(parent: Guid, folded: string, record: ObjectRecord): ObjectRecord[] {
@@ -177,7 +192,7 @@ export class EffectiveView {
       for (const id of this.dir.repairSuspects()) {
         const r = this.dir.get(id);
         if (r !== undefined && r.existence.stage === "alive" && fold(r.placement.name) === folded) {
-          if (placementRepair(this.dir, r).effectiveParent === parent) ids.add(id);
+          if (this.repairOf(r).effectiveParent === parent) ids.add(id);
         }
       }
     }
@@ -185,10 +200,15 @@ export class EffectiveView {
     const out: ObjectRecord[] = [];
     for (const id of [...ids].sort()) {
       const r = this.dir.get(id);
-      if (r !== undefined && placementRepair(this.dir, r).effectiveParent === parent) out.push(r);
+      if (r !== undefined && this.repairOf(r).effectiveParent === parent) out.push(r);
     }
-    if (placementRepair(this.dir, record).effectiveParent !== parent) return [];
+    if (this.repairOf(record).effectiveParent !== parent) return [];
     return out;
+  }
+
+  /** The placement repair alone (CNF naming of a rival must not recurse into `of`). */
+  private repairOf(record: ObjectRecord): PlacementRepair {
+    return this.cache().factsOf(record) ?? placementRepair(this.dir, record, this.cache().acyclic);
   }
 }
 

@@ -17,8 +17,14 @@ const depthMax = 100_000;
  * under /LostAndFound. Concurrent moves can close a cycle of alive objects; the cycle member
  * whose placement claim is latest (stamp order, then id) is broken off to /LostAndFound.
  * Tombstones keep their stored parent: they are in the morgue, not the tree.
+ * `acyclic` memoizes, for one state of the directory, the alive records whose walk up through
+ * alive stored parents ends without a cycle (siblings share their parents' walk).
  */
-export function placementRepair(dir: Directory, record: ObjectRecord): PlacementRepair {
+export function placementRepair(
+  dir: Directory,
+  record: ObjectRecord,
+  acyclic: Set<Guid> = new Set(),
+): PlacementRepair {
   const stored = record.placement.parent;
   const landmarks = dir.landmarks();
   const lostAndFound = landmarks?.lostAndFound ?? landmarks?.root ?? null;
@@ -29,7 +35,8 @@ export function placementRepair(dir: Directory, record: ObjectRecord): Placement
   if (parent === undefined || parent.existence.stage !== "alive") {
     return { effectiveParent: lostAndFound, orphaned: true, cycleBroken: false };
   }
-  const breaker = cycleBreaker(dir, record);
+  if (acyclic.has(stored)) return none;
+  const breaker = cycleBreaker(dir, record, acyclic);
   if (breaker === record.id) {
     return { effectiveParent: lostAndFound, orphaned: false, cycleBroken: true };
   }
@@ -38,19 +45,27 @@ export function placementRepair(dir: Directory, record: ObjectRecord): Placement
 
 /**
  * If walking up from `record` through alive stored parents returns to `record`, the member of
- * that cycle with the latest placement claim; otherwise null.
+ * that cycle with the latest placement claim; otherwise null. A walk that ends (at the root, a
+ * missing or a dead parent, or a member of `acyclic`) adds every record it visited to `acyclic`.
  */
-function cycleBreaker(dir: Directory, record: ObjectRecord): Guid | null {
+function cycleBreaker(dir: Directory, record: ObjectRecord, acyclic: Set<Guid>): Guid | null {
   const members: ObjectRecord[] = [record];
   let cursor = record.placement.parent;
   for (let depth = 0; cursor !== null && depth < depthMax; depth++) {
     if (cursor === record.id) return latestClaim(members);
+    if (acyclic.has(cursor)) return ended(members, acyclic);
     const next = dir.get(cursor);
-    if (next === undefined || next.existence.stage !== "alive") return null;
+    if (next === undefined || next.existence.stage !== "alive") return ended(members, acyclic);
+    // A cycle above `record` that does not contain it: nothing to memoize.
     if (members.length > 1 && members.some((m) => m.id === cursor)) return null;
     members.push(next);
     cursor = next.placement.parent;
   }
+  return cursor === null ? ended(members, acyclic) : null;
+}
+
+function ended(members: readonly ObjectRecord[], acyclic: Set<Guid>): null {
+  for (const m of members) acyclic.add(m.id);
   return null;
 }
 

@@ -1,4 +1,4 @@
-import { compareCaseless, compareCodePoints, fold } from "../naming";
+import { compareCaseless, compareCodePoints } from "../naming";
 import { surfaceOf } from "../schema";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import { presentValues } from "../store/record";
@@ -172,18 +172,16 @@ export function renderChildren(view: EffectiveView, parent: ObjectRecord): Child
   const cache = view.cache();
   const hit = cache.listing(parent.id);
   if (hit !== undefined) return hit;
-  const listing = deepFreeze(sortedChildren(view, parent));
+  const listing = Object.freeze(sortedChildren(view, parent)) as ChildSummary[];
   cache.rememberListing(parent.id, listing);
   return listing;
 }
 
+/** Summaries (each frozen: they hold primitives only) by the folded effective name. */
 function sortedChildren(view: EffectiveView, parent: ObjectRecord): ChildSummary[] {
   return view
     .aliveChildren(parent.id)
-    .map((r) => {
-      const summary = renderChild(view, r);
-      return { summary, key: fold(summary.name) };
-    })
+    .map((r) => ({ summary: Object.freeze(renderChild(view, r)), key: view.of(r).foldedName }))
     .sort(
       (a, b) =>
         compareCodePoints(a.key, b.key) ||

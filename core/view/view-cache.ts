@@ -47,6 +47,8 @@ export class ViewCache {
   private schema: CompiledSchema | null = null;
   private facts = new Map<Guid, { readonly record: ObjectRecord; readonly facts: EffectiveFacts }>();
   private aliveChildren = new Map<Guid, boolean>();
+  /** Alive records whose walk up the stored parents ends without a cycle (placement-repair). */
+  acyclic = new Set<Guid>();
   private listings = new Map<Guid, ChildSummary[]>();
   private listingChildrenHeld = 0;
   private payloads = new Map<Guid, CachedPayload>();
@@ -61,6 +63,7 @@ export class ViewCache {
     this.schema = dir.schema;
     this.facts = new Map();
     this.aliveChildren = new Map();
+    this.acyclic = new Set();
     this.listings = new Map();
     this.listingChildrenHeld = 0;
     this.payloads = new Map();
@@ -73,7 +76,10 @@ export class ViewCache {
   }
 
   rememberFacts(record: ObjectRecord, facts: EffectiveFacts): void {
-    if (this.facts.size >= factsEntriesMax) this.facts.clear();
+    if (this.facts.size >= factsEntriesMax) {
+      this.facts.clear();
+      this.acyclic.clear();
+    }
     this.facts.set(record.id, { record, facts });
   }
 
