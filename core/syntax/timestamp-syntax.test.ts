@@ -70,6 +70,23 @@ describe("ms conversions", () => {
       { numRuns: 5000 },
     );
   });
+  it("msToTimestamp agrees with toISOString along runs of nearby instants (its memo)", () => {
+    const run = fc.tuple(
+      msInRange,
+      fc.array(fc.integer({ min: -2 * 86_400_000, max: 2 * 86_400_000 }), { maxLength: 20 }),
+    );
+    fc.assert(
+      fc.property(run, ([start, steps]) => {
+        let ms = start;
+        for (const step of [0, 0, ...steps, 0]) {
+          ms = Math.min(timestampMsMax, Math.max(timestampMsMin, ms + step));
+          if (msToTimestamp(ms) !== new Date(ms).toISOString()) return false;
+        }
+        return true;
+      }),
+      { numRuns: 2000 },
+    );
+  });
   it("timestampToMs inverts msToTimestamp", () => {
     fc.assert(fc.property(msInRange, (ms) => timestampToMs(msToTimestamp(ms)) === ms), {
       numRuns: 5000,

@@ -93,19 +93,36 @@ export function timestampToMs(canonical: string): number {
 export function msToTimestamp(ms: number): string {
   assert(Number.isSafeInteger(ms), `timestamp ms is an integer: ${ms}`);
   assert(ms >= timestampMsMin && ms <= timestampMsMax, `timestamp ms in range: ${ms}`);
+  // The stamps of one write share their instant, and most stamps share a few days: one
+  // memo entry for the last instant and one for the last day's date part.
+  if (ms === lastMs) return lastText;
   const days = Math.floor(ms / msPerDay);
+  if (days !== lastDays) {
+    const { year, month, day } = civilFromDays(days);
+    lastDatePart = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T`;
+    lastDays = days;
+  }
   let rest = ms - days * msPerDay;
-  const { year, month, day } = civilFromDays(days);
   const millis = rest % 1000;
   rest = (rest - millis) / 1000;
   const second = rest % 60;
   rest = (rest - second) / 60;
   const minute = rest % 60;
   const hour = (rest - minute) / 60;
-  const p = (n: number, w: number): string => String(n).padStart(w, "0");
-  const text =
-    `${p(year, 4)}-${p(month, 2)}-${p(day, 2)}T` +
-    `${p(hour, 2)}:${p(minute, 2)}:${p(second, 2)}.${p(millis, 3)}Z`;
-  assert(timestampPattern.test(text), "rendered timestamp is well-formed");
+  const text = `${lastDatePart}${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}.${pad(millis, 3)}Z`;
+  // Well-formed by construction within the asserted range (the tests check it against
+  // timestampPattern); the length is the cheap always-on check.
+  assert(text.length === 24, `rendered timestamp has 24 characters: ${text}`);
+  lastMs = ms;
+  lastText = text;
   return text;
+}
+
+let lastMs = Number.NaN;
+let lastText = "";
+let lastDays = Number.NaN;
+let lastDatePart = "";
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, "0");
 }

@@ -128,6 +128,14 @@ export function viewCacheOf(dir: Directory): ViewCache {
 /** Freezes a rendered value all the way down; cached values are shared by every reader. */
 export function deepFreeze<T>(value: T): T {
   if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  if (Array.isArray(value)) {
+    for (const item of value) if (typeof item === "object" && item !== null) deepFreeze(item);
+  } else {
+    const fields = value as Record<string, unknown>;
+    for (const key in fields) {
+      const field = fields[key];
+      if (typeof field === "object" && field !== null) deepFreeze(field);
+    }
+  }
   return Object.freeze(value);
 }
