@@ -149,7 +149,8 @@ describe("boot round trip", () => {
       expect(observe(booted!, nowMs)).toEqual(observe(w.n, nowMs));
     }
     // Only the node meta (the new invocation) is left to persist; no record was rewritten.
-    expect(booted!.ready()?.batch.puts.map(([k]) => k)).toEqual(["meta/node"]);
+    const keys = ["meta/node", "meta/retired", "meta/utd", "meta/watermarks"];
+    expect(booted!.ready()?.batch.puts.map(([k]) => k).sort()).toEqual(keys);
   });
 
   it("does not depend on the order the entries come back in", () => {
@@ -206,6 +207,44 @@ describe("boot round trip", () => {
     const booted = DirectoryNode.boot(seededRandom(9), stored)!;
     expect(booted.journal()).toEqual(d.node.journal());
     expect(booted.journal().at(-1)?.detail).toBe("entry 1099");
+  });
+
+  it("writes each part of the replication state only when it changed", () => {
+    const d = freshDomain();
+    const first = d.node.ready()!.batch.puts.map(([k]) => k);
+    expect(first).toEqual(expect.arrayContaining(["meta/utd", "meta/watermarks", "meta/retired"]));
+    const mark = { invocation: "p-inv", usn: 7, lastSuccessMs: t0Ms };
+    d.node.replication = { ...d.node.replication, watermarks: { partner: mark } };
+    d.node.markChanged();
+    const marked = d.node.ready()!.batch.puts;
+    expect(marked.map(([k]) => k)).toEqual(["meta/watermarks", "meta/node"]);
+    expect(JSON.parse(marked[0]![1])).toEqual({ partner: mark });
+    expect(JSON.parse(marked[1]![1])).not.toHaveProperty("replication");
+    const id = make(d.node, d.root, "one");
+    expect(d.node.ready()?.batch.puts.map(([k]) => k)).toEqual([`o/${id}`, "meta/node"]);
+  });
+
+  it("boots the older layout: the whole node meta, replication included, under meta/node", () => {
+    const stored: Persisted = new Map();
+    const w = workload(stored);
+    const mark = { invocation: "p-inv", usn: 7, lastSuccessMs: w.now };
+    w.n.replication = { ...w.n.replication, watermarks: { partner: mark } };
+    w.n.markChanged();
+    persist(w.n, stored);
+    const old: Persisted = new Map(stored);
+    const parse = (key: string): unknown => JSON.parse(old.get(key)!);
+    const replication = {
+      utd: parse("meta/utd"),
+      watermarks: parse("meta/watermarks"),
+      retired: parse("meta/retired"),
+    };
+    old.set("meta/node", JSON.stringify({ ...(parse("meta/node") as object), replication }));
+    for (const key of ["meta/utd", "meta/watermarks", "meta/retired"]) old.delete(key);
+    const fromOld = DirectoryNode.boot(seededRandom(31), old)!;
+    const fromNew = DirectoryNode.boot(seededRandom(31), stored)!;
+    expect(fromOld.replication).toEqual(fromNew.replication);
+    expect(fromOld.replication.watermarks).toEqual({ partner: mark });
+    expect(observe(fromOld, w.now)).toEqual(observe(w.n, w.now));
   });
 
   it("an empty store boots to nothing (no node meta)", () => {

@@ -28,8 +28,8 @@ import type { ChildSummary, MorgueRecord, ObjectPayload } from "../view/payload-
 import { renderChildren, renderObject } from "../view/render-object";
 import { renderSchema } from "../view/render-schema";
 import type { SchemaPayload } from "../view/render-schema";
-import { loadEntries, takeBatch } from "./persistence";
-import type { NodeMeta } from "./persistence";
+import { NodeLoader, PersistedReplication, takeBatch } from "./persistence";
+import type { LoadedState, NodeMeta } from "./persistence";
 
 /** What the shell must do after a step: persist the batch, then release replies. */
 export interface Ready {
@@ -60,6 +60,8 @@ export class DirectoryNode {
   purgeHorizonMs: number | null = null;
   private pendingErasure = false;
   private changed = false;
+  /** The replication state parts already persisted (unchanged parts are not written again). */
+  private readonly persisted = new PersistedReplication();
   /** Replication as pure messages: pull requests, batches, hints (volatile per-pull state). */
   readonly replicator: Replicator = new Replicator(this);
 
@@ -85,11 +87,34 @@ export class DirectoryNode {
    * writes acknowledged after a restore never reuse an originating (invocation, USN) that
    * partners already hold.
    */
-  static boot(random: Random, entries: ReadonlyMap<string, string>, nowMs = 0): DirectoryNode | null {
+  static boot(
+    random: Random,
+    entries: Iterable<readonly [string, string]>,
+    nowMs = 0,
+  ): DirectoryNode | null {
+    const loader = DirectoryNode.loader(random);
+    for (const [key, value] of entries) loader.put(key, value);
+    return loader.boot(nowMs);
+  }
+
+  /**
+   * `boot` one entry at a time: the shell streams persisted entries (each key once, final
+   * values, any order) into `put`, then `boot` builds the node as `DirectoryNode.boot` does.
+   */
+  static loader(random: Random): {
+    put(key: string, value: string): void;
+    boot(nowMs?: number): DirectoryNode | null;
+  } {
     const probe = Directory.fresh(random);
-    const loaded = loadEntries(probe, entries);
+    const loader = new NodeLoader(probe);
+    return {
+      put: (key, value) => loader.put(key, value),
+      boot: (nowMs = 0) => DirectoryNode.booted(probe, loader.finish(), nowMs),
+    };
+  }
+
+  private static booted(dir: Directory, loaded: LoadedState, nowMs: number): DirectoryNode | null {
     if (loaded.meta === null) return null;
-    const dir = probe;
     dir.nodeId = loaded.meta.nodeId;
     dir.invocationId = loaded.meta.invocationId;
     dir.usn = Math.max(loaded.meta.usn, maxUsn(dir));
@@ -119,7 +144,7 @@ export class DirectoryNode {
   ready(): Ready | null {
     if (!this.changed) return null;
     this.changed = false;
-    const batch = takeBatch(this.dir, this.meta());
+    const batch = takeBatch(this.dir, this.meta(), this.persisted);
     const erasure = this.pendingErasure;
     this.pendingErasure = false;
     return batch === null ? null : { batch, erasure };

@@ -3,10 +3,21 @@ import type { JournalRecord } from "../journal";
 import { decodeRecord, encodeRecord } from "../store/record-codec";
 import type { KvBatch } from "../wal/kv-batch";
 import type { ReplicationState } from "../repl/replication-state";
+import { emptyReplicationState } from "../repl/replication-state";
 
-/** Key layout of the node's durable key-value state. */
+/**
+ * Key layout of the node's durable key-value state. The node meta is split: the small scalar
+ * part under `meta/node` (rewritten on every commit: the USN moves), and the replication state
+ * under one key per part, each rewritten only when that part changed (the up-to-dateness
+ * vector gains an entry per boot and would otherwise be re-encoded on every commit).
+ * Older data directories hold the whole NodeMeta, replication included, under `meta/node`;
+ * loading still accepts that layout (see `NodeLoader`).
+ */
 export const keys = {
   node: "meta/node",
+  utd: "meta/utd",
+  watermarks: "meta/watermarks",
+  retired: "meta/retired",
   object: (id: string) => `o/${id}`,
   journal: (seq: number) => `j/${String(seq).padStart(12, "0")}`,
 } as const;
@@ -20,8 +31,42 @@ export interface NodeMeta {
   readonly replication: ReplicationState;
 }
 
-/** Everything written since the last batch, as one transaction for the write-ahead log. */
-export function takeBatch(dir: Directory, meta: NodeMeta): KvBatch | null {
+/** What `meta/node` holds; `replication` only in the old single-key layout. */
+type StoredNodeMeta = Omit<NodeMeta, "replication"> & { readonly replication?: ReplicationState };
+
+/**
+ * The replication parts last handed out in a batch, so that unchanged parts are not written
+ * again. The replication state is immutable (every change replaces the changed part), so
+ * identity tells a changed part. A fresh tracker has persisted nothing: the first batch of a
+ * node (and of every booted node, whose boot re-mints the invocation) writes every part.
+ */
+export class PersistedReplication {
+  private utd: ReplicationState["utd"] | null = null;
+  private watermarks: ReplicationState["watermarks"] | null = null;
+  private retired: ReplicationState["retired"] | null = null;
+
+  /** Adds a put for every part that changed since the last call, and notes it as written. */
+  putChanged(state: ReplicationState, puts: Array<[string, string]>): void {
+    if (state.utd !== this.utd) puts.push([keys.utd, JSON.stringify(state.utd)]);
+    if (state.watermarks !== this.watermarks) {
+      puts.push([keys.watermarks, JSON.stringify(state.watermarks)]);
+    }
+    if (state.retired !== this.retired) puts.push([keys.retired, JSON.stringify(state.retired)]);
+    this.utd = state.utd;
+    this.watermarks = state.watermarks;
+    this.retired = state.retired;
+  }
+}
+
+/**
+ * Everything written since the last batch, as one transaction for the write-ahead log. The
+ * shell persists every batch it takes (or discards the node): `persisted` then matches disk.
+ */
+export function takeBatch(
+  dir: Directory,
+  meta: NodeMeta,
+  persisted: PersistedReplication = new PersistedReplication(),
+): KvBatch | null {
   const { written, purged } = dir.store.takeDirty();
   const journal = dir.journal.takeChanges();
   const puts: Array<[string, string]> = [];
@@ -37,7 +82,9 @@ export function takeBatch(dir: Directory, meta: NodeMeta): KvBatch | null {
     if (!evicted.has(r.seq)) puts.push([keys.journal(r.seq), JSON.stringify(r)]);
   }
   for (const seq of evicted) if (!added.has(seq)) dels.push(keys.journal(seq));
-  puts.push([keys.node, JSON.stringify(meta)]);
+  const { replication, ...small } = meta;
+  persisted.putChanged(replication, puts);
+  puts.push([keys.node, JSON.stringify(small satisfies StoredNodeMeta)]);
   return { puts, dels };
 }
 
@@ -46,14 +93,53 @@ export interface LoadedState {
   readonly journal: JournalRecord[];
 }
 
-/** Loads persisted records into an empty directory; returns the node meta and journal. */
-export function loadEntries(dir: Directory, entries: ReadonlyMap<string, string>): LoadedState {
-  let meta: NodeMeta | null = null;
-  const journal: JournalRecord[] = [];
-  for (const [key, value] of entries) {
-    if (key === keys.node) meta = JSON.parse(value) as NodeMeta;
-    else if (key.startsWith("o/")) dir.load(decodeRecord(value));
-    else if (key.startsWith("j/")) journal.push(JSON.parse(value) as JournalRecord);
+/**
+ * Loads persisted entries into an empty directory one at a time, in any order (a storage
+ * layer can stream its snapshot through `put` instead of materialising it), then `finish`
+ * returns the node meta and journal. Each key must come at most once, with its final value.
+ */
+export class NodeLoader {
+  private meta: StoredNodeMeta | null = null;
+  private utd: ReplicationState["utd"] | undefined;
+  private watermarks: ReplicationState["watermarks"] | undefined;
+  private retired: ReplicationState["retired"] | undefined;
+  private readonly journal: JournalRecord[] = [];
+
+  constructor(private readonly dir: Directory) {}
+
+  put(key: string, value: string): void {
+    if (key.startsWith("o/")) this.dir.load(decodeRecord(value));
+    else if (key.startsWith("j/")) this.journal.push(JSON.parse(value) as JournalRecord);
+    else if (key === keys.node) this.meta = JSON.parse(value) as StoredNodeMeta;
+    else if (key === keys.utd) this.utd = JSON.parse(value) as ReplicationState["utd"];
+    else if (key === keys.watermarks) {
+      this.watermarks = JSON.parse(value) as ReplicationState["watermarks"];
+    } else if (key === keys.retired) {
+      this.retired = JSON.parse(value) as ReplicationState["retired"];
+    }
   }
-  return { meta, journal };
+
+  finish(): LoadedState {
+    if (this.meta === null) return { meta: null, journal: this.journal };
+    const { replication: single, ...small } = this.meta;
+    // Old layout: the whole state under meta/node. New code never writes `replication` there,
+    // so when present it is also newer than any split keys (written by a later downgrade).
+    const empty = emptyReplicationState();
+    const replication = single ?? {
+      utd: this.utd ?? empty.utd,
+      watermarks: this.watermarks ?? empty.watermarks,
+      retired: this.retired ?? empty.retired,
+    };
+    return { meta: { ...small, replication }, journal: this.journal };
+  }
+}
+
+/** Loads persisted records into an empty directory; returns the node meta and journal. */
+export function loadEntries(
+  dir: Directory,
+  entries: Iterable<readonly [string, string]>,
+): LoadedState {
+  const loader = new NodeLoader(dir);
+  for (const [key, value] of entries) loader.put(key, value);
+  return loader.finish();
 }
