@@ -126,9 +126,11 @@ export class Daemon {
     if (options.boot === "existing" && !fs.existsSync(dataDir)) {
       throw new DaemonBootError(`no data directory at ${dataDir} (run create-domain first)`);
     }
-    const opened = await DurableStore.open(dataDir);
+    // Entries stream from storage straight into the node (a large snapshot is never one map).
+    const loader = DirectoryNode.loader(new CryptoRandom());
+    const opened = await DurableStore.openInto(dataDir, loader.put);
     try {
-      const started = start(opened.store, opened.entries, { ...options, dataDir }, clock());
+      const started = start(opened.store, loader.boot(), { ...options, dataDir }, clock());
       if (started.key.object === null) {
         throw new DaemonBootError(`${machineKeyFile} names no object`);
       }
@@ -271,14 +273,13 @@ interface StartOptions extends DaemonOptions {
   readonly dataDir: string;
 }
 
-/** Boots the node from the store's entries, or mints the domain, as the boot mode allows. */
+/** Takes the node booted from the store's entries, or mints the domain, as the mode allows. */
 function start(
   store: DurableStore,
-  entries: Map<string, string>,
+  booted: DirectoryNode | null,
   options: StartOptions,
   nowMs: number,
 ): Started {
-  const booted = DirectoryNode.boot(new CryptoRandom(), entries);
   if (booted !== null) {
     if (options.boot === "create") {
       throw new DaemonBootError(`${options.dataDir} already holds a domain`);

@@ -80,6 +80,29 @@ describe("DurableStore", () => {
     await again.store.close();
   });
 
+  it("openInto streams each live key once with its final value (log tail over snapshot)", async () => {
+    const dir = tempDir();
+    const { store } = await DurableStore.open(dir);
+    for (let i = 0; i < 20; i++) store.commit([put(`o/${i}`, `v${i}`)]);
+    store.rotate();
+    await store.whenRebuildIdle();
+    store.commit([put("o/3", "three"), { puts: [["o/new", "n"], ["o/4", "x"]], dels: ["o/4"] }]);
+    store.commit([{ puts: [], dels: ["o/5", "o/never"] }, put("o/3", "final"), put("o/5", "back")]);
+    store.commit([{ puts: [["o/gone", "g"]], dels: [] }, { puts: [], dels: ["o/gone", "o/6"] }]);
+    await store.close();
+    const seen: Array<[string, string]> = [];
+    const opened = await DurableStore.openInto(dir, (k, v) => void seen.push([k, v]));
+    expect(opened.boot).toMatchObject({ snapshotGeneration: 1, recordsReplayed: 7, entries: 19 });
+    const keys = seen.map(([k]) => k);
+    expect(new Set(keys).size).toBe(keys.length);
+    const expected = new Map(Array.from({ length: 20 }, (_, i) => [`o/${i}`, `v${i}`]));
+    expected.set("o/3", "final").set("o/5", "back").set("o/new", "n");
+    expected.delete("o/4");
+    expected.delete("o/6");
+    expect(new Map(seen)).toEqual(expected);
+    await opened.store.close();
+  });
+
   it("rebuild() snapshots without rotating when a sealed generation is pending", async () => {
     const { store } = await DurableStore.open(tempDir(), { rotateBytes: 200 });
     for (let i = 0; i < 10; i++) store.commit([put(`o/${i}`, "x".repeat(40))]);

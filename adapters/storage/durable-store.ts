@@ -20,7 +20,7 @@
 import * as path from "node:path";
 import { assert } from "../../core/assert";
 import { ErasureDebt, erasureGeneration } from "../../core/wal/erasure-debt";
-import { applyKvBatch, type KvBatch } from "../../core/wal/kv-batch";
+import type { KvBatch } from "../../core/wal/kv-batch";
 import {
   newestCompleteSnapshot,
   supersededSnapshotPaths,
@@ -50,6 +50,12 @@ export interface DurableStoreOpened {
   readonly entries: Map<string, string>;
 }
 
+/**
+ * Receives the final key-value state at boot, one entry at a time: every live key exactly once
+ * with its final value, in no particular order.
+ */
+export type EntrySink = (key: string, value: string) => void;
+
 /** Queued rebuild requests are served one after another, at most this many in a row. */
 const rebuildRoundsMax = 64;
 
@@ -76,37 +82,73 @@ export class DurableStore {
     dataDir: string,
     options: DurableStoreOptions = {},
   ): Promise<DurableStoreOpened> {
+    const entries = new Map<string, string>();
+    const opened = await DurableStore.openInto(dataDir, (k, v) => entries.set(k, v), options);
+    return { ...opened, entries };
+  }
+
+  /**
+   * `open`, streaming the final entries into `sink` instead of returning them as one map: a
+   * large snapshot is never held in memory as a whole (the caller decodes as entries come).
+   */
+  static async openInto(
+    dataDir: string,
+    sink: EntrySink,
+    options: DurableStoreOptions = {},
+  ): Promise<Omit<DurableStoreOpened, "entries">> {
     const rotateBytes = options.rotateBytes ?? walLimits.rotateBytesDefault;
     assert(Number.isSafeInteger(rotateBytes) && rotateBytes > 0, "rotateBytes is positive");
     const started = performance.now();
     const fs = new NodeFileSystem(path.resolve(dataDir));
     const unlock = lockDirectory(fs.root);
     try {
-      return await DurableStore.boot(fs, rotateBytes, started, unlock);
+      return await DurableStore.boot(fs, rotateBytes, started, unlock, sink);
     } catch (error) {
       unlock();
       throw error;
     }
   }
 
+  /**
+   * Boot streams: the logs after the snapshot are read first and folded into an override map
+   * (key -> final value, or null when deleted: a later log put or delete overrides the
+   * snapshot), then the snapshot streams into the sink, skipping overridden keys, then the
+   * overrides' surviving values follow. The override map is as large as the log tail only.
+   */
   private static async boot(
     fs: NodeFileSystem,
     rotateBytes: number,
     started: number,
     unlock: () => void,
-  ): Promise<DurableStoreOpened> {
+    sink: EntrySink,
+  ): Promise<Omit<DurableStoreOpened, "entries">> {
     const snapshot = newestCompleteSnapshot(fs);
     for (const leftover of supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true)) {
       await erasePath(fs.resolve(leftover));
     }
-    const entries = await loadSnapshot(fs, snapshot);
-    const loaded = performance.now();
     const opened = WriteAheadLog.open(fs, {
       generation: snapshot?.generation ?? 0,
       seq: snapshot?.lastSeq ?? 0,
     });
-    for (const record of opened.records) applyKvBatch(entries, record.batch);
+    const overrides = new Map<string, string | null>();
+    for (const record of opened.records) {
+      for (const [key, value] of record.batch.puts) overrides.set(key, value);
+      for (const key of record.batch.dels) overrides.set(key, null);
+    }
     const replayed = performance.now();
+    let count = 0;
+    const take: EntrySink = (key, value) => {
+      if (overrides.has(key)) return;
+      count += 1;
+      sink(key, value);
+    };
+    await loadSnapshot(fs, snapshot, take);
+    for (const [key, value] of overrides) {
+      if (value === null) continue;
+      count += 1;
+      sink(key, value);
+    }
+    const loaded = performance.now();
     for (const stale of opened.stalePaths) await erasePath(fs.resolve(stale));
     const debt = ErasureDebt.load(fs, opened.wal.marks().generation);
     // Everything older than the snapshot was just erased: a rebuild a crash cut short after its
@@ -114,17 +156,18 @@ export class DurableStore {
     if (snapshot !== null) debt.settle(snapshot.generation);
     const store = new DurableStore(fs, opened.wal, snapshot, debt, { rotateBytes, unlock });
     const boot: BootReport = {
-      snapshotLoadMs: round(loaded - started),
-      replayMs: round(replayed - loaded),
+      // The sink's work (the caller decoding entries) is inside the snapshot load.
+      snapshotLoadMs: round(loaded - replayed),
+      replayMs: round(replayed - started),
       totalMs: round(performance.now() - started),
       snapshotGeneration: snapshot?.generation ?? 0,
       snapshotEntries: snapshot?.entries ?? 0,
       recordsReplayed: opened.records.length,
       tornBytesCut: opened.tornBytes,
       generation: opened.wal.marks().generation,
-      entries: entries.size,
+      entries: count,
     };
-    return { store, boot, entries };
+    return { store, boot };
   }
 
   get dead(): boolean {
@@ -272,10 +315,14 @@ export class DurableStore {
 async function loadSnapshot(
   fs: NodeFileSystem,
   snapshot: SnapshotMeta | null,
-): Promise<Map<string, string>> {
-  if (snapshot === null) return new Map();
-  if (snapshot.kind === "file") return new FileSnapshotFormat(fs).load(snapshot);
-  return new LevelSnapshotFormat(fs).load(snapshot);
+  sink: EntrySink,
+): Promise<void> {
+  if (snapshot === null) return;
+  if (snapshot.kind === "file") {
+    for (const [key, value] of new FileSnapshotFormat(fs).load(snapshot)) sink(key, value);
+    return;
+  }
+  await new LevelSnapshotFormat(fs).stream(snapshot, sink);
 }
 
 function outcome(o: {
