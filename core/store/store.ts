@@ -25,6 +25,13 @@ export class Store {
   private dirty = new Set<Guid>();
   private purged = new Set<Guid>();
 
+  /**
+   * `isReference` per attribute name, memoised: records repeat the same few attribute names
+   * and the answer changes only with the function (a schema change swaps it, see
+   * reindexReferences).
+   */
+  private referenceMemo = new Map<string, boolean>();
+
   constructor(private isReference: (attribute: string) => boolean) {}
 
   get size(): number {
@@ -109,6 +116,7 @@ export class Store {
   /** Rebuilds the back-reference index after the set of reference attributes changed. */
   reindexReferences(isReference: (attribute: string) => boolean): void {
     this.isReference = isReference;
+    this.referenceMemo = new Map();
     this.backRefs.clear();
     for (const record of this.records.values()) this.indexRefs(record);
   }
@@ -122,7 +130,7 @@ export class Store {
       if (record.existence.stage === "alive") {
         let byName = this.aliveByName.get(parent);
         if (byName === undefined) this.aliveByName.set(parent, (byName = new Map()));
-        const key = fold(record.placement.name);
+        const key = foldedName(record.placement.name);
         const held = byName.get(key);
         if (held === undefined || held === record.id) byName.set(key, record.id);
         else if (typeof held === "string") byName.set(key, new Set([held, record.id]));
@@ -135,7 +143,7 @@ export class Store {
 
   private indexRefs(record: ObjectRecord): void {
     for (const [attribute, atoms] of record.attrs) {
-      if (!this.isReference(attribute)) continue;
+      if (!this.isReferenceAttribute(attribute)) continue;
       for (const atom of atoms.values()) {
         if (!atom.present || atom.value === null) continue;
         let sources = this.backRefs.get(atom.value);
@@ -147,6 +155,12 @@ export class Store {
     }
   }
 
+  private isReferenceAttribute(attribute: string): boolean {
+    let answer = this.referenceMemo.get(attribute);
+    if (answer === undefined) this.referenceMemo.set(attribute, (answer = this.isReference(attribute)));
+    return answer;
+  }
+
   private unindex(record: ObjectRecord): void {
     const parent = record.placement.parent;
     if (parent !== null) {
@@ -154,7 +168,7 @@ export class Store {
       kids?.delete(record.id);
       if (kids?.size === 0) this.children.delete(parent);
       const byName = this.aliveByName.get(parent);
-      const key = fold(record.placement.name);
+      const key = foldedName(record.placement.name);
       const held = byName?.get(key);
       if (held === record.id) byName?.delete(key);
       else if (held !== undefined && typeof held !== "string") {
@@ -166,7 +180,7 @@ export class Store {
       if (byName?.size === 0) this.aliveByName.delete(parent);
     }
     for (const [attribute, atoms] of record.attrs) {
-      if (!this.isReference(attribute)) continue;
+      if (!this.isReferenceAttribute(attribute)) continue;
       for (const atom of atoms.values()) {
         if (atom.value === null) continue;
         const sources = this.backRefs.get(atom.value);
@@ -177,4 +191,16 @@ export class Store {
       }
     }
   }
+}
+
+/** Text in which `fold` changes nothing: ASCII without capitals (NFD and case folding fix it). */
+const foldFixed = /^[\x00-\x40\x5b-\x7f]*$/;
+
+/**
+ * The children index key: `fold(name)`, the name itself when `fold` would return it unchanged
+ * (most names). Booting a large directory folds every name once; skipping `fold` there keeps
+ * its bounded memo from churning through a million one-off entries.
+ */
+function foldedName(name: string): string {
+  return foldFixed.test(name) ? name : fold(name);
 }
