@@ -9,6 +9,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Existence, ObjectRecord, Stage, ValueAtom } from "../store/record";
+import { lifeOfVersion } from "../store/record";
 import type { Stamp } from "../store/stamp";
 import { mergeRecord } from "./merge-record";
 import type { ObjectDelta } from "./object-delta";
@@ -35,6 +36,8 @@ const atomArb: fc.Arbitrary<ValueAtom> = fc
     value: present ? `${key}@${stamp.version}.${stamp.atMs}.${stamp.origin.slice(-2)}` : null,
     meta: null,
     stamp,
+    // Some atoms belong to a later life of the object (written after a restore).
+    ...(lifeOfVersion(stamp.version) > 1 && stamp.atMs % 2 === 1 ? { life: lifeOfVersion(stamp.version) } : {}),
   }));
 
 const deltaArb: fc.Arbitrary<ObjectDelta> = fc
@@ -70,7 +73,7 @@ function digest(r: ObjectRecord | undefined): string {
   if (r === undefined) return "none";
   const s = (x: Stamp) => `${x.version}/${x.atMs}/${x.origin}`;
   const attrs = [...r.attrs.entries()]
-    .map(([n, m]) => `${n}:${[...m.values()].map((a) => `${a.key}=${a.present}:${a.value}:${s(a.stamp)}`).sort().join(",")}`)
+    .map(([n, m]) => `${n}:${[...m.values()].map((a) => `${a.key}=${a.present}:${a.value}:${s(a.stamp)}:${a.life ?? 1}`).sort().join(",")}`)
     .sort();
   return JSON.stringify([r.existence.stage, s(r.existence.stamp), r.placement.parent, r.placement.name, s(r.placement.stamp), attrs]);
 }
@@ -140,5 +143,45 @@ describe("mergeRecord", () => {
         expect(r?.attrs.get("email")?.get("a@x")?.present).toBe(false);
       }
     }
+  });
+
+  it("lets a restore supersede value atoms of the ended life, whatever the arrival order and hardening", () => {
+    // n1 creates (life 1) and deletes; n2, still seeing the object alive, writes "late"
+    // (life 1); n1 restores (life 3) and re-originates the description it held.
+    const at = (version: number, atMs: number, o = 0): Stamp => ({ version, atMs, origin: origins[o]!, cert: { invocation: origins[o]!, usn: atMs }, localUsn: 0 });
+    const existence = (stage: Stage, stamp: Stamp): Existence => ({ stage, classId, className: "user", system: false, deleteRoot: null, stamp });
+    const created: ObjectDelta = {
+      id,
+      existence: existence("alive", at(1, 1)),
+      placement: { parent: "p", name: "n", stamp: at(1, 1) },
+      attrs: [["description", [{ key: null, present: true, value: "first", meta: null, stamp: at(1, 1) }]]],
+    };
+    const deleted: ObjectDelta = { id, existence: existence("deleted", at(2, 5)), placement: null, attrs: [] };
+    const late: ObjectDelta = { id, existence: null, placement: null, attrs: [["description", [{ key: null, present: true, value: "late", meta: null, stamp: at(5, 8, 1) }]]] };
+    const restored: ObjectDelta = {
+      id,
+      existence: existence("alive", at(3, 9)),
+      placement: null,
+      attrs: [["description", [{ key: null, present: true, value: "first", meta: null, stamp: at(2, 9), life: 3 }]]],
+    };
+    const orders = [
+      [created, deleted, late, restored],
+      [created, late, deleted, restored],
+      [created, deleted, restored, late],
+      [created, restored, late, deleted],
+    ];
+    const digests = new Set<string>();
+    for (const order of orders) {
+      const r = apply(order);
+      expect(r?.existence.stage).toBe("alive");
+      expect([...(r?.attrs.get("description")?.values() ?? [])].map((a) => a.value)).toEqual(["first"]);
+      digests.add(digest(r));
+    }
+    expect(digests.size).toBe(1);
+    // A node that hardened the tombstone (dropped its atoms) before the restore ends the same.
+    let hardened = apply([created, deleted, late]);
+    hardened = { ...hardened!, attrs: new Map(), hardened: true };
+    const out = mergeRecord(hardened, restored, 9);
+    expect(digest(out.record ?? undefined)).toBe([...digests][0]);
   });
 });

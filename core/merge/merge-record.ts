@@ -1,7 +1,7 @@
 import { assert } from "../assert";
 import type { Guid } from "../guid";
 import type { Existence, ObjectRecord, Placement, ValueAtom } from "../store/record";
-import { atomMapKey } from "../store/record";
+import { atomLife, atomMapKey, lifeOf } from "../store/record";
 import { compareStamps, relocal } from "../store/stamp";
 import { compareExistence } from "./merge-order";
 import type { ObjectDelta } from "./object-delta";
@@ -37,7 +37,7 @@ export function mergeRecord(
   const erased = existence.value.stage === "shredded" || hardened;
   const attrs = erased
     ? { value: new Map<string, Map<string, ValueAtom>>(), changed: (local?.attrs.size ?? 0) > 0 }
-    : mergeAttrs(local?.attrs, delta.attrs, localUsn, discarded, delta.id);
+    : mergeAttrs(local?.attrs, delta.attrs, localUsn, discarded, delta.id, lifeOf(existence.value));
   const changed = existence.changed || placement.changed || attrs.changed;
   if (!changed && local !== undefined) return { record: local, changed: false, discarded };
   const record: ObjectRecord = {
@@ -89,19 +89,43 @@ function mergePlacement(
   return { value: held, changed: false };
 }
 
+/**
+ * Per-atom last writer wins among the atoms of the object's current life. A restore begins a
+ * new life and re-originates what the restorer held; atoms of an ended life (held, or arriving
+ * late from a node that wrote while it still saw the object alive) are superseded by it. The
+ * rule depends on the atoms alone, so every node keeps the same set, whether or not it hardened
+ * the tombstone before the restore arrived.
+ */
 function mergeAttrs(
   held: ReadonlyMap<string, ReadonlyMap<string, ValueAtom>> | undefined,
   incoming: ReadonlyArray<readonly [string, readonly ValueAtom[]]>,
   localUsn: number,
   discarded: string[],
   id: Guid,
+  life: number,
 ): { value: Map<string, Map<string, ValueAtom>>; changed: boolean } {
   const out = new Map<string, Map<string, ValueAtom>>();
-  for (const [name, atoms] of held ?? []) out.set(name, new Map(atoms));
   let changed = false;
+  let ended = 0;
+  for (const [name, atoms] of held ?? []) {
+    const kept = new Map<string, ValueAtom>();
+    for (const [mapKey, atom] of atoms) {
+      if (atomLife(atom) < life) ended++;
+      else kept.set(mapKey, atom);
+    }
+    if (kept.size > 0) out.set(name, kept);
+  }
+  if (ended > 0) {
+    changed = true;
+    discarded.push(`${id}: ${ended} held value atoms of an ended life superseded by a restore`);
+  }
   for (const [name, atoms] of incoming) {
     let map = out.get(name);
     for (const atom of atoms) {
+      if (atomLife(atom) < life) {
+        discarded.push(`${id}: ${name} value atom of an ended life superseded by a restore`);
+        continue;
+      }
       const mapKey = atomMapKey(atom.key);
       const current = map?.get(mapKey);
       const order = current === undefined ? 1 : compareStamps(atom.stamp, current.stamp);

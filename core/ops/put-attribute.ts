@@ -4,6 +4,7 @@ import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import type { ObjectRecord } from "../store/record";
+import { lifeOf } from "../store/record";
 import { requireWritable } from "./gates";
 import type { ValueInput } from "./normalize-values";
 import { prepareAttributes } from "./prepare-attributes";
@@ -36,7 +37,8 @@ export function putAttribute(
     if (usn === 0) usn = dir.allocateUsn();
     return dir.stamp(previous, atMs, usn);
   };
-  const result = replaceValues(record.attrs.get(write.attr.name), write.values, stamp);
+  const life = lifeOf(record.existence);
+  const result = replaceValues(record.attrs.get(write.attr.name), write.values, stamp, life);
   if (!result.changed) return ok(null);
   const attrs = new Map(record.attrs);
   attrs.set(write.attr.name, result.atoms);

@@ -5,7 +5,7 @@ import type { Guid } from "../guid";
 import { fold } from "../naming";
 import { attachedFacetsAttribute, surfaceOf } from "../schema";
 import type { ObjectRecord, ValueAtom } from "../store/record";
-import { presentValues } from "../store/record";
+import { atomLife, lifeOf, lifeOfVersion, presentValues } from "../store/record";
 import { effectiveStage } from "../view/aging";
 import { requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
@@ -88,20 +88,25 @@ function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result
 }
 
 /**
- * A restore re-originates the values (and absence residue) it brings back. A partner whose clock had already aged the
- * tombstone may have hardened it (dropped its values locally); the restore was inside the window
- * by its own stamp, so that partner accepts it and gets the values back through these newer
- * stamps (scenarios/regressions/restore-races-hardening.scn).
+ * A restore begins a new life of the object (its existence version after this write) and
+ * re-originates the values and absence residue it brings back into that life. Atoms of the
+ * ended life that this node never saw (a value written concurrently with the delete on a
+ * node that still saw the object alive) are superseded on every node by the same rule
+ * (core/merge/merge-record.ts), so a partner that hardened the tombstone, dropping its atoms,
+ * and one that did not end up holding the same atoms
+ * (scenarios/regressions/restore-races-hardening.scn, hardening-drops-stale-write.scn).
  */
 function restampValues(dir: Directory, r: ObjectRecord, atMs: number, usn: number): ObjectRecord["attrs"] {
+  const life = lifeOfVersion(r.existence.stamp.version + 1);
+  const ended = lifeOf(r.existence);
   const out = new Map<string, Map<string, ValueAtom>>();
   for (const [name, atoms] of r.attrs) {
     const next = new Map<string, ValueAtom>();
     for (const [key, atom] of atoms) {
-      // Residue too: a partner that hardened dropped it, and it must keep winning merges.
-      next.set(key, { ...atom, stamp: dir.stamp(atom.stamp, atMs, usn) });
+      if (atomLife(atom) < ended) continue;
+      next.set(key, { ...atom, stamp: dir.stamp(atom.stamp, atMs, usn), life });
     }
-    out.set(name, next);
+    if (next.size > 0) out.set(name, next);
   }
   return out;
 }

@@ -1,10 +1,13 @@
 import { assert } from "../assert";
 import type { Existence, Meta, ObjectRecord, Placement, Stage, ValueAtom } from "./record";
-import { atomMapKey } from "./record";
+import { atomLife, atomMapKey } from "./record";
 import type { Stamp } from "./stamp";
 
 type StampTuple = [number, number, string, string, number, number];
-type AtomTuple = [string | null, 0 | 1, string | null, Meta | null, StampTuple];
+/** The sixth element, the atom's life, is present only when it is not 1 (most atoms). */
+type AtomTuple =
+  | [string | null, 0 | 1, string | null, Meta | null, StampTuple]
+  | [string | null, 0 | 1, string | null, Meta | null, StampTuple, number];
 interface RecordJson {
   i: string;
   e: [Stage, string, string, 0 | 1, string | null, StampTuple];
@@ -49,8 +52,13 @@ export function decodeRecord(text: string): ObjectRecord {
     return stamp;
   };
   const decodeAtom = (t: AtomTuple): ValueAtom => {
-    assert(Array.isArray(t) && t.length === 5, "atom shape");
-    return { key: t[0], present: t[1] === 1, value: t[2], meta: t[3], stamp: decodeStamp(t[4]) };
+    assert(Array.isArray(t) && (t.length === 5 || t.length === 6), "atom shape");
+    const atom: ValueAtom = { key: t[0], present: t[1] === 1, value: t[2], meta: t[3], stamp: decodeStamp(t[4]) };
+    if (t.length === 6) {
+      assert(Number.isSafeInteger(t[5]) && t[5] > 1, "atom life");
+      return { ...atom, life: t[5] };
+    }
+    return atom;
   };
   assert(typeof json.i === "string" && Array.isArray(json.e) && Array.isArray(json.p), "record shape");
   const existence: Existence = {
@@ -88,7 +96,9 @@ function decodeStampTuple(t: StampTuple): Stamp {
 }
 
 function encodeAtom(atom: ValueAtom): AtomTuple {
-  return [atom.key, atom.present ? 1 : 0, atom.value, atom.meta, encodeStamp(atom.stamp)];
+  const life = atomLife(atom);
+  const base: AtomTuple = [atom.key, atom.present ? 1 : 0, atom.value, atom.meta, encodeStamp(atom.stamp)];
+  return life === 1 ? base : [...base, life] as AtomTuple;
 }
 
 

@@ -38,6 +38,32 @@ export interface ValueAtom {
   readonly value: string | null;
   readonly meta: Meta | null;
   readonly stamp: Stamp;
+  /**
+   * The life of the object this atom was written in (absent: 1, the life its create began).
+   * A restore begins a new life; atoms of an ended life are superseded (see lifeOf).
+   */
+  readonly life?: number;
+}
+
+export function atomLife(atom: ValueAtom): number {
+  return atom.life ?? 1;
+}
+
+/**
+ * The life an object is in. Its create begins life 1 and each restore begins a new life.
+ * Every lifecycle write bumps the existence version by one on top of the record it saw and
+ * the stages alternate (create 1 alive, delete 2, restore 3 alive, delete 4, ...), so a life
+ * is the largest odd number not above the version: an alive record's version is its life and
+ * a deleted one's is its life + 1. Defined on the version alone, the life never goes down
+ * along the existence merge order, which keeps the merge commutative for any input.
+ * (Shredded records hold no values, so their life does not matter.)
+ */
+export function lifeOf(existence: Existence): number {
+  return lifeOfVersion(existence.stamp.version);
+}
+
+export function lifeOfVersion(version: number): number {
+  return version % 2 === 1 ? version : version - 1;
 }
 
 /** Map key used for a null (single-valued) atom key; no real set-key is empty. */

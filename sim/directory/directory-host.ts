@@ -4,6 +4,7 @@ import type { Guid } from "../../core/guid";
 import { DirectoryNode } from "../../core/node/directory-node";
 import type { ReplicationMessage } from "../../core/repl/messages";
 import type { ObjectRecord } from "../../core/store/record";
+import { atomLife } from "../../core/store/record";
 import { decodeRecord } from "../../core/store/record-codec";
 import { KvStore } from "../../core/wal/kv-store";
 import type { NodeContext, SimNodeHost } from "../world";
@@ -84,6 +85,11 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   latchSeen = false;
   /** Boots that recovered a disk (each re-mints the invocation once). */
   recoveredBoots = 0;
+  /**
+   * Tombstones this node's GC ever hardened (crashes and disk rollbacks may bring the
+   * unhardened record back; the convergence oracle then leaves its value atoms out).
+   */
+  readonly hardenedIds = new Set<Guid>();
   private rotationArmed = false;
   private wasLatched = false;
   private store: KvStore | null = null;
@@ -236,6 +242,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     for (const r of node.dir.store.all()) if (r.existence.stage !== "alive") tombstones.push(r.id);
     node.gc(ctx.wallMs());
     this.persist(ctx);
+    for (const id of tombstones) if (node.dir.get(id)?.hardened === true) this.hardenedIds.add(id);
     const purged = tombstones.filter((id) => node.dir.get(id) === undefined);
     if (purged.length > 0) this.hooks.onPurged?.(this.options.simId, purged.sort());
   }
@@ -312,13 +319,14 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     usnBefore: number,
     restore: boolean,
   ): void {
-    const ack = (atom: string, stamp: ObjectRecord["existence"]["stamp"]): void => {
+    const ack = (atom: string, stamp: ObjectRecord["existence"]["stamp"], life?: number): void => {
       if (stamp.localUsn <= usnBefore) return;
       this.options.ledger.ack({
         node: this.options.simId,
         objectId: record.id,
         atom,
         stamp,
+        ...(life === undefined ? {} : { life }),
         atMs: ctx.wallMs(),
         trueMs: this.options.trueMs(),
       });
@@ -333,7 +341,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     }
     ack("placement", record.placement.stamp);
     for (const [name, atoms] of record.attrs) {
-      for (const a of atoms.values()) ack(`attr\u0000${name}\u0000${a.key ?? ""}`, a.stamp);
+      for (const a of atoms.values()) ack(`attr\u0000${name}\u0000${a.key ?? ""}`, a.stamp, atomLife(a));
     }
   }
 }

@@ -11,6 +11,8 @@ export interface AckedAtom {
   /** "existence", "placement" or "attr:<name>:<key>". */
   readonly atom: string;
   readonly stamp: Stamp;
+  /** For value atoms: the life of the object the atom was written in (see lifeOf). */
+  readonly life?: number;
   readonly atMs: number;
   /** Virtual (true) time of the ack. */
   readonly trueMs: number;

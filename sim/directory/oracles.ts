@@ -1,6 +1,7 @@
 import type { DirectoryNode } from "../../core/node/directory-node";
 import { fold } from "../../core/naming";
 import type { ObjectRecord } from "../../core/store/record";
+import { lifeOf } from "../../core/store/record";
 import { compareStamps } from "../../core/store/stamp";
 import type { Stamp } from "../../core/store/stamp";
 import { EffectiveView } from "../../core/view/effective-view";
@@ -11,16 +12,33 @@ import type { Ledger } from "./ledger";
 
 const st = (s: Stamp): string => `${s.version}/${s.atMs}/${s.origin.slice(0, 8)}`;
 
-/** Every atom a node holds, stamp triples only (cert and localUsn are node-private here). */
-export function atomDigest(node: DirectoryNode): string {
+/**
+ * Every atom a node holds, stamp triples only (cert and localUsn are node-private here).
+ * Hardening is local GC on each node's own clock: the value atoms of a tombstone that any
+ * node hardened (now, or ever: a disk rollback can bring the unhardened record back) are left
+ * out, since the nodes that have not hardened it yet will once their clocks pass the window.
+ */
+export function atomDigest(node: DirectoryNode, hardenedSomewhere: ReadonlySet<string> = new Set()): string {
   const lines: string[] = [];
   const ids = [...node.dir.store.ids()].sort();
   for (const id of ids) {
     const r = node.dir.get(id);
     if (r === undefined) continue;
-    lines.push(recordLine(r));
+    const skipAttrs = r.existence.stage === "deleted" && hardenedSomewhere.has(id);
+    lines.push(recordLine(skipAttrs ? { ...r, attrs: new Map() } : r));
   }
   return lines.join("\n");
+}
+
+function hardenedTombstones(
+  nodes: ReadonlyMap<string, DirectoryNode>,
+  hardenedEver: ReadonlySet<string>,
+): Set<string> {
+  const out = new Set<string>(hardenedEver);
+  for (const node of nodes.values()) {
+    for (const r of node.dir.store.all()) if (r.hardened && r.existence.stage === "deleted") out.add(r.id);
+  }
+  return out;
 }
 
 function recordLine(r: ObjectRecord): string {
@@ -72,17 +90,19 @@ export function schemaDigest(node: DirectoryNode): string {
 export function convergenceViolations(
   nodes: ReadonlyMap<string, DirectoryNode>,
   views: ReadonlyMap<string, EffectiveView> = new Map(),
+  hardenedEver: ReadonlySet<string> = new Set(),
 ): string[] {
   const out: string[] = [];
   const entries = [...nodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   const first = entries[0];
   if (first === undefined) return out;
   const [refId, ref] = first;
-  const refAtoms = atomDigest(ref);
+  const hardened = hardenedTombstones(nodes, hardenedEver);
+  const refAtoms = atomDigest(ref, hardened);
   const refSchema = schemaDigest(ref);
   let refView: string | null = null;
   for (const [id, node] of entries.slice(1)) {
-    const atoms = atomDigest(node);
+    const atoms = atomDigest(node, hardened);
     if (atoms !== refAtoms) {
       out.push(`atoms of ${id} differ from ${refId}: ${firstDiff(atoms, refAtoms, id, refId)}`);
     } else {
@@ -160,7 +180,9 @@ export interface DurabilityScope {
 /**
  * Oracle 2: every acknowledged atom is on every node with its stamp or a higher one; its
  * object may be missing only when that node purged a tombstone (known exactly when the scope
- * says what each node purged, else whenever the node ever ran GC).
+ * says what each node purged, else whenever the node ever ran GC). A value atom is judged only
+ * while its object is alive in the life the atom was written in: on a tombstone it is hidden
+ * (and hardening erases it), and a restore that began a later life superseded it.
  */
 export function durabilityViolations(
   ledger: Ledger,
@@ -179,6 +201,10 @@ export function durabilityViolations(
         if (!excused) out.push(`${simId} lacks ${ack.objectId} acked by ${ack.node}`);
         continue;
       }
+      // A value atom on a tombstone is hidden and hardening erases it on each node's own
+      // clock; should a restore come, it begins a new life that supersedes the atom anyway
+      // (a value atom of an ended life is superseded by the restore that ended it).
+      if (ack.life !== undefined && (r.existence.stage !== "alive" || lifeOf(r.existence) > ack.life)) continue;
       const held = heldStamp(r, ack.atom);
       if (held === null) {
         if (r.existence.stage === "alive" && !r.hardened)

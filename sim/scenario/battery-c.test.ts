@@ -2,14 +2,19 @@
  * Goal: the schema-ordering and split-brain scenarios hold on every battery seed: definitions
  * delivered before their dependencies quarantine (and an instance shows as a ghost) until the
  * dependencies arrive, then compile everywhere; a 3|2 partition with writes on both sides
- * converges after the heal with every acknowledged write kept.
+ * converges after the heal with every acknowledged write kept; tombstones age, harden and
+ * purge under chaos with GC running (restores racing with hardening converge).
  * Method: each scenario file runs on seeds 1..200 (SIM_SEEDS overrides), every seed twice to
  * prove bit-for-bit replay (trace hashes equal; the first divergent event is named if not).
  */
 import { describe, expect, it } from "vitest";
 import { batterySeeds, loadScenario, runBattery } from "./battery";
 
-const files = ["scenarios/schema-before-dependencies.scn", "scenarios/partition-three-two.scn"];
+const files = [
+  "scenarios/schema-before-dependencies.scn",
+  "scenarios/partition-three-two.scn",
+  "scenarios/gc-under-chaos.scn",
+];
 
 describe("scenario battery C: schema order, split brain", () => {
   for (const file of files) {

@@ -32,14 +32,17 @@ export interface FinishedRun {
  * Oracle 1 as a predicate, cheapest test first: every judged node holds the same number of
  * records and the same USN-independent atom digest before the views are compared.
  */
-export function quickConverged(nodes: ReadonlyMap<string, DirectoryNode>): boolean {
+export function quickConverged(
+  nodes: ReadonlyMap<string, DirectoryNode>,
+  hardenedEver: ReadonlySet<string> = new Set(),
+): boolean {
   let size = -1;
   for (const node of nodes.values()) {
     const n = node.dir.store.size;
     if (size >= 0 && n !== size) return false;
     size = n;
   }
-  return convergenceViolations(nodes).length === 0;
+  return convergenceViolations(nodes, new Map(), hardenedEver).length === 0;
 }
 
 /** Every oracle at the end of a run, then the scenario's expectations. */
@@ -62,7 +65,7 @@ export function finalViolations(
     add("liveness", [
       `no convergence within ${run.s.roundsMax} rounds (${rounds} completed, ${elapsed} after the heal)`,
     ]);
-    add("convergence", convergenceViolations(judged, views));
+    add("convergence", convergenceViolations(judged, views, hardenedEver(run.dw)));
   }
   for (const [simId, node] of all) add("tree", treeViolations(simId, node, views.get(simId)));
   const ackedBy = new Set(run.judged);
@@ -86,5 +89,12 @@ export function finalViolations(
     probes: run.probes,
   };
   for (const e of run.s.expects) add("expect", checkExpectation(e, ctx));
+  return out;
+}
+
+/** Tombstones any node's GC ever hardened (see DirectoryHost.hardenedIds). */
+export function hardenedEver(dw: DirectoryWorld): Set<string> {
+  const out = new Set<string>();
+  for (const host of dw.hosts.values()) for (const id of host.hardenedIds) out.add(id);
   return out;
 }
