@@ -105,7 +105,9 @@ export class NodeLoader {
   private retired: ReplicationState["retired"] | undefined;
   private readonly journal: JournalRecord[] = [];
 
-  constructor(private readonly dir: Directory) {}
+  constructor(private readonly dir: Directory) {
+    dir.store.beginLoad();
+  }
 
   put(key: string, value: string): void {
     if (key.startsWith("o/")) this.dir.load(decodeRecord(value));
@@ -120,6 +122,7 @@ export class NodeLoader {
   }
 
   finish(): LoadedState {
+    this.dir.store.endLoad();
     if (this.meta === null) return { meta: null, journal: this.journal };
     const { replication: single, ...small } = this.meta;
     // Old layout: the whole state under meta/node. New code never writes `replication` there,

@@ -24,6 +24,7 @@ export class Store {
   /** Ids written since the last `takeDirty`, for persistence. */
   private dirty = new Set<Guid>();
   private purged = new Set<Guid>();
+  private loading = false;
 
   /**
    * `isReference` per attribute name, memoised: records repeat the same few attribute names
@@ -58,8 +59,22 @@ export class Store {
     }
     this.records.set(record.id, record);
     this.index(record, previous?.usnChanged ?? null);
+    if (this.loading) return;
     this.dirty.add(record.id);
     this.purged.delete(record.id);
+  }
+
+  /**
+   * Boot: the records put until `endLoad` come from disk, so none is noted as written (a
+   * million-object boot would otherwise build a million-entry dirty set only to drop it).
+   */
+  beginLoad(): void {
+    assert(this.dirty.size === 0 && this.purged.size === 0, "a load starts clean");
+    this.loading = true;
+  }
+
+  endLoad(): void {
+    this.loading = false;
   }
 
   /** Purge: the record is removed entirely. */
