@@ -39,6 +39,12 @@ export class KvStore {
   private deadReason: string | null = null;
   private lastOutcome: RebuildOutcome | null = null;
   private readonly snapshots: FileSnapshotFormat;
+  /**
+   * The entries of the newest snapshot as this process last read or wrote them, so that a
+   * rebuild folds the sealed logs into memory instead of decoding the snapshot file again
+   * (reading it back dominated the simulator's rebuilds). Null until known or after a failure.
+   */
+  private snapshotEntries: { generation: number; map: Map<string, string> } | null = null;
 
   private constructor(
     private readonly fs: FileSystem,
@@ -62,6 +68,8 @@ export class KvStore {
       throw new StorageCorruptError(`snapshot kind ${snapshot.kind} is not readable here`);
     }
     const entries = snapshot === null ? new Map() : new FileSnapshotFormat(fs).load(snapshot);
+    const snapshotCopy =
+      snapshot === null ? null : { generation: snapshot.generation, map: new Map(entries) };
     const loaded = clockMs();
     const start = { generation: snapshot?.generation ?? 0, seq: snapshot?.lastSeq ?? 0 };
     const opened = WriteAheadLog.open(fs, start);
@@ -72,6 +80,7 @@ export class KvStore {
     // Everything older than the snapshot was just erased (see DurableStore.open).
     if (snapshot !== null) debt.settle(snapshot.generation);
     const store = new KvStore(fs, opened.wal, snapshot, debt, { rotateBytes, clockMs });
+    if (snapshotCopy !== null) store.snapshotEntries = snapshotCopy;
     const boot: BootReport = {
       snapshotLoadMs: loaded - started,
       replayMs: replayed - loaded,
@@ -203,7 +212,14 @@ export class KvStore {
     target: number,
     lastSeq: number,
   ): SnapshotMeta {
-    const map = previous === null ? new Map<string, string>() : this.snapshots.load(previous);
+    const cached = this.snapshotEntries;
+    this.snapshotEntries = null;
+    const map =
+      previous === null
+        ? new Map<string, string>()
+        : cached !== null && cached.generation === previous.generation
+          ? cached.map
+          : this.snapshots.load(previous);
     let expectSeq = (previous?.lastSeq ?? 0) + 1;
     for (let generation = (previous?.generation ?? 0) + 1; generation <= target; generation++) {
       const bytes = this.fs.read(walPath(generation)) ?? new Uint8Array(0);
@@ -216,6 +232,7 @@ export class KvStore {
     const entries = this.snapshots.write(target, map);
     const meta: SnapshotMeta = { generation: target, lastSeq, entries, kind: "file" };
     writeSnapshotMarker(this.fs, meta);
+    this.snapshotEntries = { generation: target, map };
     return meta;
   }
 
