@@ -44,16 +44,25 @@ export function encodeRecord(record: ObjectRecord): string {
 export function decodeRecord(text: string): ObjectRecord {
   const json = JSON.parse(text) as RecordJson;
   // Atoms written together share one stamp: decode each distinct stamp once (memory at boot).
-  const stamps = new Map<string, Stamp>();
+  const tuples: StampTuple[] = [];
+  const stamps: Stamp[] = [];
   const decodeStamp = (t: StampTuple): Stamp => {
-    const key = `${t[0]}|${t[1]}|${t[2]}|${t[3]}|${t[4]}|${t[5]}`;
-    let stamp = stamps.get(key);
-    if (stamp === undefined) stamps.set(key, (stamp = decodeStampTuple(t)));
+    for (let i = 0; i < tuples.length; i++) {
+      if (sameStampTuple(tuples[i]!, t)) return stamps[i]!;
+    }
+    const stamp = decodeStampTuple(t);
+    // A record with many distinct stamps (a large multi-valued attribute) keeps the scan short.
+    if (tuples.length < stampsSharedMax) {
+      tuples.push(t);
+      stamps.push(stamp);
+    }
     return stamp;
   };
   const decodeAtom = (t: AtomTuple): ValueAtom => {
     assert(Array.isArray(t) && (t.length === 5 || t.length === 6), "atom shape");
-    const atom: ValueAtom = { key: t[0], present: t[1] === 1, value: t[2], meta: t[3], stamp: decodeStamp(t[4]) };
+    // A set-key often equals its value (case-exact rules): hold one string, not two copies.
+    const key = t[0] !== null && t[0] === t[2] ? t[2] : t[0];
+    const atom: ValueAtom = { key, present: t[1] === 1, value: t[2], meta: t[3], stamp: decodeStamp(t[4]) };
     if (t.length === 6) {
       assert(Number.isSafeInteger(t[5]) && t[5] > 1, "atom life");
       return { ...atom, life: t[5] };
@@ -63,13 +72,14 @@ export function decodeRecord(text: string): ObjectRecord {
   assert(typeof json.i === "string" && Array.isArray(json.e) && Array.isArray(json.p), "record shape");
   const existence: Existence = {
     stage: json.e[0],
-    classId: json.e[1],
+    classId: intern(json.e[1]),
     className: json.e[2],
     system: json.e[3] === 1,
     deleteRoot: json.e[4],
     stamp: decodeStamp(json.e[5]),
   };
-  const placement: Placement = { parent: json.p[0], name: json.p[1], stamp: decodeStamp(json.p[2]) };
+  const parent = json.p[0] === null ? null : intern(json.p[0]);
+  const placement: Placement = { parent, name: json.p[1], stamp: decodeStamp(json.p[2]) };
   const attrs = new Map<string, Map<string, ValueAtom>>();
   for (const name of Object.keys(json.a)) {
     const atoms = new Map<string, ValueAtom>();
@@ -82,6 +92,31 @@ export function decodeRecord(text: string): ObjectRecord {
   return { id: json.i, existence, placement, attrs, usnChanged: json.u, hardened: json.h === 1 };
 }
 
+/** Distinct stamps a record's decoding compares against (most records have one to three). */
+const stampsSharedMax = 8;
+
+function sameStampTuple(a: StampTuple, b: StampTuple): boolean {
+  return (
+    a[0] === b[0] && a[1] === b[1] && a[2] === b[2] && a[3] === b[3] && a[4] === b[4] && a[5] === b[5]
+  );
+}
+
+/**
+ * Shared copies of the GUID strings that recur across records: stamp origins and invocations
+ * (one invocation writes many objects), class ids and parents. Every decoded record would
+ * otherwise hold its own copies (about 56 bytes each; a million-object boot holds them all).
+ * Bounded: once full, further strings are simply not shared; the strings kept are small.
+ */
+const internedMax = 65_536;
+const interned = new Map<string, string>();
+
+function intern(s: string): string {
+  const held = interned.get(s);
+  if (held !== undefined) return held;
+  if (interned.size < internedMax) interned.set(s, s);
+  return s;
+}
+
 export function encodeStamp(s: Stamp): StampTuple {
   return [s.version, s.atMs, s.origin, s.cert.invocation, s.cert.usn, s.localUsn];
 }
@@ -92,7 +127,9 @@ export function decodeStamp(t: StampTuple): Stamp {
 
 function decodeStampTuple(t: StampTuple): Stamp {
   assert(Array.isArray(t) && t.length === 6, "stamp shape");
-  return { version: t[0], atMs: t[1], origin: t[2], cert: { invocation: t[3], usn: t[4] }, localUsn: t[5] };
+  const origin = intern(t[2]);
+  const invocation = t[3] === t[2] ? origin : intern(t[3]);
+  return { version: t[0], atMs: t[1], origin, cert: { invocation, usn: t[4] }, localUsn: t[5] };
 }
 
 function encodeAtom(atom: ValueAtom): AtomTuple {
