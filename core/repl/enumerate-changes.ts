@@ -3,6 +3,7 @@ import type { ObjectDelta } from "../merge/object-delta";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import type { Stamp } from "../store/stamp";
 import type { PullBatch, PullRequest, UtdVector } from "./messages";
+import type { RetiredInvocation } from "./replication-state";
 
 /**
  * The source side of a pull: enumerate records by local USN after the destination's
@@ -14,8 +15,9 @@ export function enumerateChanges(
   dir: Directory,
   req: PullRequest,
   ownUtd: UtdVector,
+  retired: readonly RetiredInvocation[] = [],
 ): PullBatch {
-  const same = req.watermark?.invocation === dir.invocationId;
+  const same = req.watermark !== null && continuesLocalHistory(dir, req.watermark, retired);
   const fromUsn = same ? (req.watermark?.usn ?? 0) : 0;
   const propUsn = same ? Math.min(req.watermark?.propUsn ?? 0, fromUsn) : 0;
   const limit = Math.max(1, req.objectsMax);
@@ -36,11 +38,34 @@ export function enumerateChanges(
     requestId: req.requestId,
     from: dir.nodeId,
     invocation: dir.invocationId,
+    continued: same,
     deltas,
     highUsn,
     more,
     utd: more ? null : ownUtd,
   };
+}
+
+/**
+ * Whether a watermark still names a point of this node's local USN history. Every boot
+ * re-mints the invocation, but the local USNs continue on the same store: a watermark taken
+ * under a retired invocation at or below the USN the node held when it retired it marks the
+ * same records it marked then (a disk rollback retires the invocation at the image's lower
+ * USN, so a watermark from the forgotten future fails the test and the pull starts over from
+ * 0, as it must: the node will reissue those USNs to new writes). Without this, each restart
+ * of a node sent every partner's next pull through the whole directory.
+ */
+function continuesLocalHistory(
+  dir: Directory,
+  watermark: { invocation: string; usn: number },
+  retired: readonly RetiredInvocation[],
+): boolean {
+  if (watermark.invocation === dir.invocationId) return true;
+  let held: number | null = null;
+  for (const r of retired) {
+    if (r.invocation === watermark.invocation) held = held === null ? r.usn : Math.min(held, r.usn);
+  }
+  return held !== null && watermark.usn <= held;
 }
 
 function wanted(stamp: Stamp, fromUsn: number, utd: UtdVector): boolean {

@@ -31,6 +31,12 @@ export interface PullBatch {
   /** The source (the node answering). */
   readonly from: Guid;
   readonly invocation: Guid;
+  /**
+   * True when the source enumerated after the request's watermark (its invocation, or one it
+   * retired at or above the watermark's USN: the same local history); false when it did not
+   * recognise the watermark and enumerated from zero.
+   */
+  readonly continued: boolean;
   readonly deltas: readonly ObjectDelta[];
   /** The source local USN this batch enumerated up to: the next watermark. */
   readonly highUsn: number;

@@ -76,7 +76,8 @@ export class Replicator {
   /** The source side. A vector showing this node's own future reveals a rollback. */
   answer(req: PullRequest, nowMs: number): PullBatch {
     this.checkRollback(req.utd, nowMs);
-    return enumerateChanges(this.node.dir, req, ownVector(this.node.dir, this.node.replication));
+    const state = this.node.replication;
+    return enumerateChanges(this.node.dir, req, ownVector(this.node.dir, state), state.retired);
   }
 
   /** The destination side: merge, then the next request or completion (null). */
@@ -89,8 +90,8 @@ export class Replicator {
     if (outcome.applied > 0) this.journalRepairs(batch, nowMs);
     this.node.markChanged();
     if (batch.more) {
-      // A source that answered under another invocation enumerated from zero: so do we.
-      const propUsn = cycle.invocation === batch.invocation ? cycle.propUsn : 0;
+      // A source that did not recognise the watermark enumerated from zero: so do we.
+      const propUsn = batch.continued ? cycle.propUsn : 0;
       const next = { invocation: batch.invocation, usn: batch.highUsn, propUsn };
       return this.request(batch.from, next, cycle.objectsMax);
     }

@@ -1,0 +1,75 @@
+/**
+ * Goal: a pull continues where the destination's watermark left off even though every boot of
+ * the source re-mints its invocation (the local USNs continue on the same store), and starts
+ * over from zero when the watermark names a USN the source no longer holds (its disk was
+ * rolled back below it). Method: a source node writes, a partner's watermark is taken, the
+ * source reboots from its persisted state (re-minting) or from an older image, writes again,
+ * and the batch it answers is inspected.
+ */
+import { describe, expect, it } from "vitest";
+import { seededRandom } from "../testing/seeded-random";
+import { freshDomain, t0Ms, unwrap } from "../testing/node-fixture";
+import { DirectoryNode } from "../node/directory-node";
+import type { PullRequest } from "./messages";
+
+function persist(node: DirectoryNode, into: Map<string, string>): void {
+  const ready = node.ready();
+  if (ready === null) return;
+  for (const [k, v] of ready.batch.puts) into.set(k, v);
+  for (const k of ready.batch.dels) into.delete(k);
+}
+
+function pull(watermark: PullRequest["watermark"]): PullRequest {
+  const from = "00000000-0000-4000-8000-00000000beef";
+  return { type: "pull", requestId: 1, from, watermark, utd: {}, objectsMax: 1000 };
+}
+
+function setUp() {
+  const d = freshDomain();
+  const stored = new Map<string, string>();
+  const ou = (name: string, node: DirectoryNode) =>
+    unwrap(node.create({ parent: d.root, name, className: "organizationalUnit" }, t0Ms)).id;
+  ou("Before", d.node);
+  persist(d.node, stored);
+  const image = new Map(stored);
+  const imageUsn = d.node.dir.usn;
+  ou("Seen", d.node);
+  persist(d.node, stored);
+  // The partner enumerated everything so far under the source's first invocation.
+  const watermark = { invocation: d.node.dir.invocationId, usn: d.node.dir.usn, propUsn: d.node.dir.usn };
+  return { d, stored, image, imageUsn, watermark, ou };
+}
+
+describe("enumerateChanges across re-minted invocations", () => {
+  it("continues after a watermark of an invocation the source retired at a reboot", () => {
+    const { stored, watermark, ou } = setUp();
+    const booted = DirectoryNode.boot(seededRandom(2), stored)!;
+    expect(booted.dir.invocationId).not.toBe(watermark.invocation);
+    const after = ou("After", booted);
+    const batch = booted.replicator.answer(pull(watermark), t0Ms);
+    expect(batch.continued).toBe(true);
+    expect(batch.deltas.map((d) => d.id)).toEqual([after]);
+  });
+
+  it("starts over from zero when the watermark lies beyond what a rolled-back disk holds", () => {
+    const { image, imageUsn, watermark, ou } = setUp();
+    const rolledBack = DirectoryNode.boot(seededRandom(3), image)!;
+    expect(rolledBack.dir.usn).toBe(imageUsn);
+    expect(watermark.usn).toBeGreaterThan(imageUsn);
+    // The rolled-back node reissues USNs the partner's watermark already covers.
+    const reissued = ou("Reissued", rolledBack);
+    const batch = rolledBack.replicator.answer(pull(watermark), t0Ms);
+    expect(batch.continued).toBe(false);
+    expect(batch.deltas.map((d) => d.id)).toContain(reissued);
+    expect(batch.deltas.length).toBe(rolledBack.dir.store.size);
+  });
+
+  it("does not recognise an unknown invocation", () => {
+    const { d, ou } = setUp();
+    ou("Later", d.node);
+    const stranger = { invocation: "00000000-0000-4000-8000-0000000000aa", usn: 1, propUsn: 1 };
+    const batch = d.node.replicator.answer(pull(stranger), t0Ms);
+    expect(batch.continued).toBe(false);
+    expect(batch.deltas.length).toBe(d.node.dir.store.size);
+  });
+});
