@@ -1,6 +1,7 @@
 import { Directory } from "../directory";
 import { ok } from "../errors";
 import type { Result } from "../errors";
+import type { ObjectRecord } from "../store/record";
 import type { Guid } from "../guid";
 import { splitPath } from "../naming";
 import type { Random } from "../ports";
@@ -91,8 +92,9 @@ export class DirectoryNode {
     random: Random,
     entries: Iterable<readonly [string, string]>,
     nowMs = 0,
+    decode?: (text: string) => ObjectRecord,
   ): DirectoryNode | null {
-    const loader = DirectoryNode.loader(random);
+    const loader = DirectoryNode.loader(random, decode);
     for (const [key, value] of entries) loader.put(key, value);
     return loader.boot(nowMs);
   }
@@ -101,12 +103,15 @@ export class DirectoryNode {
    * `boot` one entry at a time: the shell streams persisted entries (each key once, final
    * values, any order) into `put`, then `boot` builds the node as `DirectoryNode.boot` does.
    */
-  static loader(random: Random): {
+  static loader(
+    random: Random,
+    decode?: (text: string) => ObjectRecord,
+  ): {
     put(key: string, value: string): void;
     boot(nowMs?: number): DirectoryNode | null;
   } {
     const probe = Directory.fresh(random);
-    const loader = new NodeLoader(probe);
+    const loader = new NodeLoader(probe, decode);
     return {
       put: (key, value) => loader.put(key, value),
       boot: (nowMs = 0) => DirectoryNode.booted(probe, loader.finish(), nowMs),

@@ -1,6 +1,7 @@
 import type { Directory } from "../directory";
 import type { JournalRecord } from "../journal";
 import { decodeRecord, encodeRecord } from "../store/record-codec";
+import type { ObjectRecord } from "../store/record";
 import type { KvBatch } from "../wal/kv-batch";
 import type { ReplicationState } from "../repl/replication-state";
 import { emptyReplicationState } from "../repl/replication-state";
@@ -105,12 +106,19 @@ export class NodeLoader {
   private retired: ReplicationState["retired"] | undefined;
   private readonly journal: JournalRecord[] = [];
 
-  constructor(private readonly dir: Directory) {
+  /**
+   * `decode` defaults to decodeRecord; a shell that boots the same records again and again (the
+   * simulator restarts nodes all the time) may hand in a memoised one: records are immutable.
+   */
+  constructor(
+    private readonly dir: Directory,
+    private readonly decode: (text: string) => ObjectRecord = decodeRecord,
+  ) {
     dir.store.beginLoad();
   }
 
   put(key: string, value: string): void {
-    if (key.startsWith("o/")) this.dir.load(decodeRecord(value));
+    if (key.startsWith("o/")) this.dir.load(this.decode(value));
     else if (key.startsWith("j/")) this.journal.push(JSON.parse(value) as JournalRecord);
     else if (key === keys.node) this.meta = JSON.parse(value) as StoredNodeMeta;
     else if (key === keys.utd) this.utd = JSON.parse(value) as ReplicationState["utd"];

@@ -5,6 +5,7 @@ import { DirectoryNode } from "../../core/node/directory-node";
 import type { ReplicationMessage } from "../../core/repl/messages";
 import type { ObjectRecord } from "../../core/store/record";
 import { atomLife } from "../../core/store/record";
+import { RecordMemo } from "./record-memo";
 import { decodeRecord } from "../../core/store/record-codec";
 import { KvStore } from "../../core/wal/kv-store";
 import type { NodeContext, SimNodeHost } from "../world";
@@ -101,6 +102,8 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   private readonly labels: Labels;
   private readonly hooks: HostHooks;
   private readonly picks: PickIndex;
+  /** Decoded records by persisted text, across this node's boots (see RecordMemo). */
+  private readonly records = new RecordMemo();
 
   constructor(readonly options: HostOptions) {
     this.labels = options.labels ?? new Labels();
@@ -250,7 +253,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   private boot(ctx: NodeContext<ReplicationMessage>): void {
     const opened = KvStore.open(ctx.fs);
     this.store = opened.store;
-    const booted = DirectoryNode.boot(ctx.prng, opened.entries, ctx.wallMs());
+    const booted = DirectoryNode.boot(ctx.prng, opened.entries, ctx.wallMs(), this.records.decode);
     if (booted !== null) this.recoveredBoots++;
     this.node =
       booted ??
