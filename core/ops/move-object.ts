@@ -73,10 +73,21 @@ function resolveNewParent(dir: Directory, raw: unknown, current: Guid | null): R
   return ok(id);
 }
 
+/**
+ * Whether `ancestor` is on the stored parent chain of `candidate`. Concurrent moves can leave
+ * a stored cycle (the view repairs it, the atoms keep it), so the walk stops at the first
+ * repeat: short chains cost no set; past 64 steps the ids seen are remembered.
+ */
 function isSelfOrDescendant(dir: Directory, candidate: Guid, ancestor: Guid): boolean {
   let cursor: Guid | null = candidate;
+  let seen: Set<Guid> | null = null;
   for (let depth = 0; cursor !== null && depth < 100_000; depth++) {
     if (cursor === ancestor) return true;
+    if (depth >= 64) {
+      seen ??= new Set();
+      if (seen.has(cursor)) return false;
+      seen.add(cursor);
+    }
     cursor = dir.get(cursor)?.placement.parent ?? null;
   }
   return false;
