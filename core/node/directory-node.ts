@@ -223,18 +223,41 @@ export class DirectoryNode {
   // ---- originating writes ----
 
   create(req: CreateRequest, nowMs: number): Result<ObjectPayload> {
-    return this.mutate(() => createObject(this.dir, req, nowMs), (id) => this.object(id, nowMs));
+    return this.rendered(this.createQuiet(req, nowMs), nowMs);
   }
 
   move(id: Guid, req: MoveRequest, nowMs: number): Result<ObjectPayload> {
-    return this.mutate(() => moveObject(this.dir, id, req, nowMs), () => this.object(id, nowMs));
+    return this.rendered(this.moveQuiet(id, req, nowMs), nowMs);
   }
 
   putAttribute(id: Guid, name: string, values: readonly ValueInput[], nowMs: number): Result<ObjectPayload> {
-    return this.mutate(
-      () => putAttribute(this.dir, id, name, values, nowMs),
-      () => this.object(id, nowMs),
-    );
+    return this.rendered(this.putAttributeQuiet(id, name, values, nowMs), nowMs);
+  }
+
+  /*
+   * The quiet forms of the writes that answer with a payload: same refusals, same writes, but
+   * the answer is the object's id. A shell that answers no client (the simulator's workload)
+   * skips rendering the payload, which was 7 % of the simulator's time.
+   */
+
+  createQuiet(req: CreateRequest, nowMs: number): Result<Guid> {
+    return this.mutate(() => createObject(this.dir, req, nowMs), (id) => ok(id));
+  }
+
+  moveQuiet(id: Guid, req: MoveRequest, nowMs: number): Result<Guid> {
+    return this.mutate(() => moveObject(this.dir, id, req, nowMs), () => ok(id));
+  }
+
+  putAttributeQuiet(id: Guid, name: string, values: readonly ValueInput[], nowMs: number): Result<Guid> {
+    return this.mutate(() => putAttribute(this.dir, id, name, values, nowMs), () => ok(id));
+  }
+
+  restoreQuiet(id: Guid, nowMs: number): Result<Guid> {
+    return this.mutate(() => restoreObject(this.dir, id, nowMs), () => ok(id));
+  }
+
+  private rendered(written: Result<Guid>, nowMs: number): Result<ObjectPayload> {
+    return written.ok ? this.object(written.value, nowMs) : written;
   }
 
   delete(id: Guid, nowMs: number): Result<null> {
@@ -242,7 +265,7 @@ export class DirectoryNode {
   }
 
   restore(id: Guid, nowMs: number): Result<ObjectPayload> {
-    return this.mutate(() => restoreObject(this.dir, id, nowMs), () => this.object(id, nowMs));
+    return this.rendered(this.restoreQuiet(id, nowMs), nowMs);
   }
 
   shred(id: Guid, nowMs: number): Result<{ id: Guid; shredded: number }> {

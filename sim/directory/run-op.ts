@@ -45,33 +45,33 @@ export function runOp(
       const parent = p.container(op.pick);
       if (parent === undefined) return none();
       const attributes = op.className === "user" ? { sid: [`S-${op.name}`] } : undefined;
-      return node.create(
+      return node.createQuiet(
         { parent: parent.id, name: op.name, className: op.className, attributes },
         nowMs,
       );
     }
     case "rename": {
       const target = p.aliveWork(op.pick);
-      return target === undefined ? none() : node.move(target.id, { name: op.name }, nowMs);
+      return target === undefined ? none() : node.moveQuiet(target.id, { name: op.name }, nowMs);
     }
     case "move": {
       const target = p.aliveWork(op.pick);
       const parent = p.container(op.parentPick);
       if (target === undefined || parent === undefined) return none();
-      return node.move(target.id, { parent: parent.id }, nowMs);
+      return node.moveQuiet(target.id, { parent: parent.id }, nowMs);
     }
     case "describe": {
       const target = p.aliveWork(op.pick);
       return target === undefined
         ? none()
-        : node.putAttribute(target.id, "description", op.values, nowMs);
+        : node.putAttributeQuiet(target.id, "description", op.values, nowMs);
     }
     case "displayName": {
       const target = p.aliveWork(op.pick);
       const values = op.value === null ? [] : [op.value];
       return target === undefined
         ? none()
-        : node.putAttribute(target.id, "displayName", values, nowMs);
+        : node.putAttributeQuiet(target.id, "displayName", values, nowMs);
     }
     case "member":
       return runMember(p, op, nowMs);
@@ -81,7 +81,7 @@ export function runOp(
     }
     case "restore": {
       const target = p.pick("deleted", op.pick);
-      return target === undefined ? none() : node.restore(target.id, nowMs);
+      return target === undefined ? none() : node.restoreQuiet(target.id, nowMs);
     }
     case "shred": {
       const target = p.aliveWork(op.pick);
@@ -106,7 +106,7 @@ function runMember(
   const next = op.add
     ? [...new Set([...current, member.id])]
     : current.filter((v) => v !== member.id);
-  return p.node.putAttribute(group.id, "member", next, nowMs);
+  return p.node.putAttributeQuiet(group.id, "member", next, nowMs);
 }
 
 /** Defines a namespaced attribute (creating the namespace when missing). */
@@ -129,15 +129,15 @@ function runSchema(
     }
   }
   if (ns === undefined) {
-    const made = node.create(
+    const made = node.createQuiet(
       { parent: schemaId, name: op.namespace, className: "schemaNamespace" },
       nowMs,
     );
     if (!made.ok) return made;
-    ns = node.dir.get(made.value.id);
+    ns = node.dir.get(made.value);
     if (ns === undefined) return ok(null);
   }
-  return node.create(
+  return node.createQuiet(
     {
       parent: ns.id,
       name: op.attribute,
