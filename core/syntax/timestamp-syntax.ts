@@ -109,7 +109,8 @@ export function msToTimestamp(ms: number): string {
   rest = (rest - second) / 60;
   const minute = rest % 60;
   const hour = (rest - minute) / 60;
-  const text = `${lastDatePart}${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}.${pad(millis, 3)}Z`;
+  const text =
+    `${lastDatePart}${pad(hour, 2)}:${pad(minute, 2)}:${pad(second, 2)}.${pad(millis, 3)}Z`;
   // Well-formed by construction within the asserted range (the tests check it against
   // timestampPattern); the length is the cheap always-on check.
   assert(text.length === 24, `rendered timestamp has 24 characters: ${text}`);

@@ -33,10 +33,11 @@ function rewrite(node: DirectoryNode, id: Guid, parent: Guid, alive: boolean, at
 }
 
 const count = 6;
+const each = { minLength: count, maxLength: count };
 const forest = fc.record({
-  parents: fc.array(fc.integer({ min: -2, max: count - 1 }), { minLength: count, maxLength: count }),
-  alive: fc.array(fc.boolean(), { minLength: count, maxLength: count }),
-  claimsMs: fc.array(fc.integer({ min: 0, max: 5 }), { minLength: count, maxLength: count }),
+  parents: fc.array(fc.integer({ min: -2, max: count - 1 }), each),
+  alive: fc.array(fc.boolean(), each),
+  claimsMs: fc.array(fc.integer({ min: 0, max: 5 }), each),
   order: fc.array(fc.nat(), { minLength: 2 * count, maxLength: 2 * count }),
 });
 

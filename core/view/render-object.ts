@@ -29,9 +29,8 @@ export function renderStamp(stamp: Stamp): StampPayload {
 export function renderObject(view: EffectiveView, record: ObjectRecord, nowMs: number): ObjectPayload {
   const cache = view.cache();
   const hit = cache.payload(record.id);
-  if (hit !== undefined && hit.record === record && observationsHold(view.dir, hit.observed, nowMs)) {
-    return hit.payload;
-  }
+  const fresh = hit !== undefined && hit.record === record;
+  if (fresh && observationsHold(view.dir, hit.observed, nowMs)) return hit.payload;
   const observed: StageObservation[] = [];
   const payload = deepFreeze(renderFresh(view, record, nowMs, observed));
   cache.rememberPayload({ record, payload, observed });
@@ -165,8 +164,8 @@ export function renderChild(view: EffectiveView, record: ObjectRecord): ChildSum
 
 /**
  * Child summaries in caseless name order; each name is folded once, not per comparison. The
- * listing is frozen (typed mutable for the callers' Result types) and shared: it is kept in the node's ViewCache until the directory changes
- * (it shows no clock-dependent field).
+ * listing is frozen (typed mutable for the callers' Result types) and shared: it is kept in
+ * the node's ViewCache until the directory changes (it shows no clock-dependent field).
  */
 export function renderChildren(view: EffectiveView, parent: ObjectRecord): ChildSummary[] {
   const cache = view.cache();

@@ -46,7 +46,7 @@ describe("the view cache is emptied by every change of the directory", () => {
     expect(summary()?.hasChildren).toBe(true);
   });
 
-  it("a payload sees an attribute write, and paths of descendants see a move of an ancestor", () => {
+  it("a payload sees an attribute write; descendants' paths see a move of an ancestor", () => {
     const d = freshDomain();
     const ou = make(d.node, d.root, "People");
     const alice = make(d.node, ou, "alice", "user");

@@ -45,7 +45,7 @@ export class ViewCache {
   private usn = -1;
   private size = -1;
   private schema: CompiledSchema | null = null;
-  private facts = new Map<Guid, { readonly record: ObjectRecord; readonly facts: EffectiveFacts }>();
+  private facts = new Map<Guid, FactsEntry>();
   private aliveChildren = new Map<Guid, boolean>();
   /** Alive records whose walk up the stored parents ends without a cycle (placement-repair). */
   acyclic = new Set<Guid>();
@@ -114,6 +114,11 @@ export class ViewCache {
     if (this.payloads.size >= payloadEntriesMax) this.payloads.clear();
     this.payloads.set(entry.record.id, entry);
   }
+}
+
+interface FactsEntry {
+  readonly record: ObjectRecord;
+  readonly facts: EffectiveFacts;
 }
 
 const caches = new WeakMap<Directory, ViewCache>();
