@@ -213,6 +213,49 @@ describe("UsnIndex", () => {
     );
   });
 
+  it("built at once from records in any order (boot), then written to, matches the oracle", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 5000 }), { maxLength: 300 }),
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 400 }), fc.boolean()), { maxLength: 400 }),
+        (bootUsns, ops) => {
+          const current = new Map(bootUsns.map((u, i) => [`id${i}`, u]));
+          const records = [...current].map(([id, usnChanged]) => ({ id, usnChanged }));
+          const index = UsnIndex.of(records.length, records);
+          let usn = 5000;
+          for (const [n, del] of ops) {
+            const id = `id${n}`;
+            const previous = current.get(id) ?? null;
+            if (del && previous !== null) {
+              index.delete(previous);
+              current.delete(id);
+            } else {
+              index.set(id, ++usn, previous);
+              current.set(id, usn);
+            }
+          }
+          const expected = [...current.entries()]
+            .map(([id, u]) => ({ id, usn: u }))
+            .sort((a, b) => a.usn - b.usn);
+          expect(index.after(0, Number.MAX_SAFE_INTEGER)).toEqual(expected);
+          expect(index.size).toBe(current.size);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("refuses a USN indexed twice", () => {
+    const index = new UsnIndex();
+    index.set("a", 3, null);
+    expect(() => index.set("b", 3, null)).toThrow(/indexed twice/);
+    const loaded = UsnIndex.of(2, [
+      { id: "a", usnChanged: 9 },
+      { id: "b", usnChanged: 9 },
+    ]);
+    expect(() => loaded.after(0, 10)).toThrow(/indexed twice/);
+  });
+
   it("accepts out-of-order inserts (boot-time loading) and keeps order", () => {
     const index = new UsnIndex();
     for (const u of [5, 1, 9, 3]) index.set(`r${u}`, u, null);

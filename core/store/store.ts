@@ -20,7 +20,7 @@ export class Store {
   /** Alive children by folded name: one id when uncontested (the common case), else a Set. */
   private readonly aliveByName = new Map<Guid, Map<string, Guid | Set<Guid>>>();
   private readonly backRefs = new Map<Guid, Map<Guid, Set<string>>>();
-  private readonly usnIndex = new UsnIndex();
+  private usnIndex = new UsnIndex();
   /** Ids written since the last `takeDirty`, for persistence. */
   private dirty = new Set<Guid>();
   private purged = new Set<Guid>();
@@ -66,7 +66,8 @@ export class Store {
 
   /**
    * Boot: the records put until `endLoad` come from disk, so none is noted as written (a
-   * million-object boot would otherwise build a million-entry dirty set only to drop it).
+   * million-object boot would otherwise build a million-entry dirty set only to drop it), and
+   * the usnChanged index is built at `endLoad`.
    */
   beginLoad(): void {
     assert(this.dirty.size === 0 && this.purged.size === 0, "a load starts clean");
@@ -75,6 +76,8 @@ export class Store {
 
   endLoad(): void {
     this.loading = false;
+    // Built once, at its final size, rather than grown record by record.
+    this.usnIndex = UsnIndex.of(this.records.size, this.records.values());
   }
 
   /** Purge: the record is removed entirely. */
@@ -153,7 +156,7 @@ export class Store {
       }
     }
     this.indexRefs(record);
-    this.usnIndex.set(record.id, record.usnChanged, previousUsn);
+    if (!this.loading) this.usnIndex.set(record.id, record.usnChanged, previousUsn);
   }
 
   private indexRefs(record: ObjectRecord): void {

@@ -3,32 +3,63 @@ import type { Guid } from "../guid";
 
 /**
  * Objects in usnChanged order, for change enumeration whose cost grows with the number of
- * changes, not with the directory's size. USNs only grow, so appending keeps the array
- * sorted; superseded entries are skipped lazily and compacted when they dominate.
+ * changes, not with the directory's size. USNs only grow, so appending keeps the arrays
+ * sorted; superseded entries are blanked (their id set to null), skipped lazily and compacted
+ * away when they dominate. Two parallel arrays, no hash map: a million-object node holds
+ * 16 bytes per object here (a Map from USN to id cost ~30, and as much again in the tables
+ * it outgrew while a boot filled it).
  */
 export class UsnIndex {
   private usns: number[] = [];
-  private readonly idByUsn = new Map<number, Guid>();
+  /** `ids[i]` changed at `usns[i]`; null once superseded or deleted. */
+  private ids: Array<Guid | null> = [];
+  private live = 0;
   private sorted = true;
+
+  /** An index of `count` records given in any order (boot), its arrays sized exactly. */
+  static of(
+    count: number,
+    records: Iterable<{ readonly id: Guid; readonly usnChanged: number }>,
+  ): UsnIndex {
+    const index = new UsnIndex();
+    const usns = new Array<number>(count);
+    const ids = new Array<Guid | null>(count);
+    let at = 0;
+    for (const record of records) {
+      assert(at < count, "more records than counted");
+      usns[at] = record.usnChanged;
+      ids[at] = record.id;
+      at += 1;
+    }
+    assert(at === count, "fewer records than counted");
+    index.usns = usns;
+    index.ids = ids;
+    index.live = count;
+    index.sorted = count <= 1;
+    return index;
+  }
 
   set(id: Guid, usn: number, previousUsn: number | null): void {
     if (previousUsn === usn) {
-      this.idByUsn.set(usn, id);
+      const at = this.find(usn);
+      assert(at >= 0, `usn ${usn} is indexed`);
+      this.ids[at] = id;
       return;
     }
-    if (previousUsn !== null) this.idByUsn.delete(previousUsn);
+    if (previousUsn !== null) this.blank(previousUsn);
     const last = this.usns[this.usns.length - 1];
-    assert(!this.idByUsn.has(usn), `usn ${usn} indexed twice`);
+    assert(last !== usn, `usn ${usn} indexed twice`);
     // Only boot-time loading inserts out of order (records come in key order): append and
     // sort once when next read, instead of an O(n) splice per record.
     if (last !== undefined && usn < last) this.sorted = false;
     this.usns.push(usn);
-    this.idByUsn.set(usn, id);
+    this.ids.push(id);
+    this.live += 1;
     this.compactIfSparse();
   }
 
   delete(usn: number): void {
-    this.idByUsn.delete(usn);
+    this.blank(usn);
     this.compactIfSparse();
   }
 
@@ -37,15 +68,28 @@ export class UsnIndex {
     this.sortIfNeeded();
     const out: Array<{ id: Guid; usn: number }> = [];
     for (let i = this.upperBound(afterUsn); i < this.usns.length && out.length < limit; i++) {
-      const usn = this.usns[i]!;
-      const id = this.idByUsn.get(usn);
-      if (id !== undefined) out.push({ id, usn });
+      const id = this.ids[i];
+      if (id !== null && id !== undefined) out.push({ id, usn: this.usns[i]! });
     }
     return out;
   }
 
   get size(): number {
-    return this.idByUsn.size;
+    return this.live;
+  }
+
+  private blank(usn: number): void {
+    const at = this.find(usn);
+    if (at < 0 || this.ids[at] === null) return;
+    this.ids[at] = null;
+    this.live -= 1;
+  }
+
+  /** Position of `usn`, or -1. */
+  private find(usn: number): number {
+    this.sortIfNeeded();
+    const at = this.upperBound(usn) - 1;
+    return at >= 0 && this.usns[at] === usn ? at : -1;
   }
 
   private upperBound(usn: number): number {
@@ -61,12 +105,51 @@ export class UsnIndex {
 
   private sortIfNeeded(): void {
     if (this.sorted) return;
-    this.usns.sort((a, b) => a - b);
+    sortTogether(this.usns, this.ids);
+    for (let i = 1; i < this.usns.length; i++) {
+      assert(this.usns[i - 1] !== this.usns[i], `usn ${this.usns[i]} indexed twice`);
+    }
     this.sorted = true;
   }
 
   private compactIfSparse(): void {
-    if (this.usns.length < 1024 || this.usns.length < 2 * this.idByUsn.size) return;
-    this.usns = this.usns.filter((u) => this.idByUsn.has(u));
+    if (this.usns.length < 1024 || this.usns.length < 2 * this.live) return;
+    let kept = 0;
+    for (let i = 0; i < this.usns.length; i++) {
+      const id = this.ids[i];
+      if (id === null || id === undefined) continue;
+      this.usns[kept] = this.usns[i]!;
+      this.ids[kept] = id;
+      kept += 1;
+    }
+    this.usns.length = kept;
+    this.ids.length = kept;
+  }
+}
+
+/** Heapsort of `keys` ascending, moving `values` along; in place (no copy of a large index). */
+function sortTogether<T>(keys: number[], values: T[]): void {
+  const swap = (a: number, b: number): void => {
+    const k = keys[a]!;
+    keys[a] = keys[b]!;
+    keys[b] = k;
+    const v = values[a]!;
+    values[a] = values[b]!;
+    values[b] = v;
+  };
+  const siftDown = (start: number, end: number): void => {
+    let root = start;
+    for (let child = 2 * root + 1; child < end; child = 2 * root + 1) {
+      if (child + 1 < end && keys[child]! < keys[child + 1]!) child += 1;
+      if (keys[root]! >= keys[child]!) return;
+      swap(root, child);
+      root = child;
+    }
+  };
+  const n = keys.length;
+  for (let start = (n >>> 1) - 1; start >= 0; start--) siftDown(start, n);
+  for (let end = n - 1; end > 0; end--) {
+    swap(0, end);
+    siftDown(0, end);
   }
 }
