@@ -149,8 +149,9 @@ describe("boot round trip", () => {
       expect(observe(booted!, nowMs)).toEqual(observe(w.n, nowMs));
     }
     // Only the node meta (the new invocation) is left to persist; no record was rewritten.
-    const keys = ["meta/node", "meta/retired", "meta/utd", "meta/watermarks"];
-    expect(booted!.ready()?.batch.puts.map(([k]) => k).sort()).toEqual(keys);
+    const keys = ["meta/node", "meta/retired", "meta/watermarks"];
+    const utdKeys = Object.keys(booted!.replication.utd).map((inv) => `meta/utd/${inv}`);
+    expect(booted!.ready()?.batch.puts.map(([k]) => k).sort()).toEqual([...keys, ...utdKeys].sort());
   });
 
   it("does not depend on the order the entries come back in", () => {
@@ -212,7 +213,7 @@ describe("boot round trip", () => {
   it("writes each part of the replication state only when it changed", () => {
     const d = freshDomain();
     const first = d.node.ready()!.batch.puts.map(([k]) => k);
-    expect(first).toEqual(expect.arrayContaining(["meta/utd", "meta/watermarks", "meta/retired"]));
+    expect(first).toEqual(expect.arrayContaining(["meta/watermarks", "meta/retired"]));
     const mark = { invocation: "p-inv", usn: 7, lastSuccessMs: t0Ms };
     d.node.replication = { ...d.node.replication, watermarks: { partner: mark } };
     d.node.markChanged();
@@ -222,29 +223,50 @@ describe("boot round trip", () => {
     expect(JSON.parse(marked[1]![1])).not.toHaveProperty("replication");
     const id = make(d.node, d.root, "one");
     expect(d.node.ready()?.batch.puts.map(([k]) => k)).toEqual([`o/${id}`, "meta/node"]);
+    // The vector is written entry by entry: only the entries that changed.
+    const many = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`inv-${i}`, { usn: i, node: "n", syncedAtMs: t0Ms }]),
+    );
+    d.node.replication = { ...d.node.replication, utd: { ...d.node.replication.utd, ...many } };
+    d.node.markChanged();
+    expect(d.node.ready()!.batch.puts.filter(([k]) => k.startsWith("meta/utd/"))).toHaveLength(50);
+    const advanced = { usn: 99, node: "n", syncedAtMs: t0Ms + 1 };
+    d.node.replication = { ...d.node.replication, utd: { ...d.node.replication.utd, "inv-7": advanced } };
+    d.node.markChanged();
+    const puts = d.node.ready()!.batch.puts;
+    expect(puts.map(([k]) => k)).toEqual(["meta/utd/inv-7", "meta/node"]);
+    expect(JSON.parse(puts[0]![1])).toEqual(advanced);
   });
 
-  it("boots the older layout: the whole node meta, replication included, under meta/node", () => {
+  it("boots the older layouts: the whole node meta under meta/node, or the whole vector under meta/utd", () => {
     const stored: Persisted = new Map();
     const w = workload(stored);
     const mark = { invocation: "p-inv", usn: 7, lastSuccessMs: w.now };
-    w.n.replication = { ...w.n.replication, watermarks: { partner: mark } };
+    const entry = { usn: 5, node: "partner-node", syncedAtMs: w.now };
+    w.n.replication = { ...w.n.replication, watermarks: { partner: mark }, utd: { "p-inv": entry } };
     w.n.markChanged();
     persist(w.n, stored);
     const old: Persisted = new Map(stored);
     const parse = (key: string): unknown => JSON.parse(old.get(key)!);
-    const replication = {
-      utd: parse("meta/utd"),
-      watermarks: parse("meta/watermarks"),
-      retired: parse("meta/retired"),
-    };
+    const utdKeys = [...old.keys()].filter((k) => k.startsWith("meta/utd/"));
+    const utd = Object.fromEntries(utdKeys.map((k) => [k.slice("meta/utd/".length), parse(k)]));
+    const replication = { utd, watermarks: parse("meta/watermarks"), retired: parse("meta/retired") };
     old.set("meta/node", JSON.stringify({ ...(parse("meta/node") as object), replication }));
-    for (const key of ["meta/utd", "meta/watermarks", "meta/retired"]) old.delete(key);
+    for (const key of [...utdKeys, "meta/watermarks", "meta/retired"]) old.delete(key);
+    // The layout between the two: the whole vector under one key, meta/utd.
+    const between: Persisted = new Map(stored);
+    for (const key of utdKeys) between.delete(key);
+    between.set("meta/utd", JSON.stringify(utd));
     const fromOld = DirectoryNode.boot(seededRandom(31), old)!;
+    const fromBetween = DirectoryNode.boot(seededRandom(31), between)!;
     const fromNew = DirectoryNode.boot(seededRandom(31), stored)!;
+    expect(Object.keys(utd).length).toBeGreaterThan(0);
     expect(fromOld.replication).toEqual(fromNew.replication);
+    expect(fromBetween.replication).toEqual(fromNew.replication);
     expect(fromOld.replication.watermarks).toEqual({ partner: mark });
     expect(observe(fromOld, w.now)).toEqual(observe(w.n, w.now));
+    // The first batch after booting the in-between layout drops the whole-vector key.
+    expect(fromBetween.ready()!.batch.dels).toContain("meta/utd");
   });
 
   it("an empty store boots to nothing (no node meta)", () => {

@@ -8,20 +8,24 @@ import { emptyReplicationState } from "../repl/replication-state";
 
 /**
  * Key layout of the node's durable key-value state. The node meta is split: the small scalar
- * part under `meta/node` (rewritten on every commit: the USN moves), and the replication state
- * under one key per part, each rewritten only when that part changed (the up-to-dateness
- * vector gains an entry per boot and would otherwise be re-encoded on every commit).
- * Older data directories hold the whole NodeMeta, replication included, under `meta/node`;
- * loading still accepts that layout (see `NodeLoader`).
+ * part under `meta/node` (rewritten on every commit: the USN moves), the up-to-dateness vector
+ * one entry per key (`meta/utd/<invocation>`; it gains an entry per boot, and a completed pull
+ * advances only a few), and the watermarks and retired invocations under one key each; each
+ * is rewritten only when it changed. Older data directories hold the whole NodeMeta,
+ * replication included, under `meta/node`, or the whole vector under `meta/utd`; loading
+ * still accepts both (see `NodeLoader`).
  */
 export const keys = {
   node: "meta/node",
   utd: "meta/utd",
+  utdEntry: (invocation: string) => `meta/utd/${invocation}`,
   watermarks: "meta/watermarks",
   retired: "meta/retired",
   object: (id: string) => `o/${id}`,
   journal: (seq: number) => `j/${String(seq).padStart(12, "0")}`,
 } as const;
+
+const utdEntryPrefix = "meta/utd/";
 
 export interface NodeMeta {
   readonly nodeId: string;
@@ -37,9 +41,11 @@ type StoredNodeMeta = Omit<NodeMeta, "replication"> & { readonly replication?: R
 
 /**
  * The replication parts last handed out in a batch, so that unchanged parts are not written
- * again. The replication state is immutable (every change replaces the changed part), so
- * identity tells a changed part. A fresh tracker has persisted nothing: the first batch of a
- * node (and of every booted node, whose boot re-mints the invocation) writes every part.
+ * again. The replication state is immutable (every change replaces the changed part, and a
+ * vector update replaces only the entries that advanced), so identity tells a changed part or
+ * entry. A fresh tracker has persisted nothing: the first batch of a node (and of every booted
+ * node, whose boot re-mints the invocation) writes every part and drops the older whole-vector
+ * key.
  */
 export class PersistedReplication {
   private utd: ReplicationState["utd"] | null = null;
@@ -47,8 +53,17 @@ export class PersistedReplication {
   private retired: ReplicationState["retired"] | null = null;
 
   /** Adds a put for every part that changed since the last call, and notes it as written. */
-  putChanged(state: ReplicationState, puts: Array<[string, string]>): void {
-    if (state.utd !== this.utd) puts.push([keys.utd, JSON.stringify(state.utd)]);
+  putChanged(state: ReplicationState, puts: Array<[string, string]>, dels: string[]): void {
+    if (state.utd !== this.utd) {
+      const before = this.utd ?? {};
+      for (const [invocation, entry] of Object.entries(state.utd)) {
+        if (before[invocation] !== entry) puts.push([keys.utdEntry(invocation), JSON.stringify(entry)]);
+      }
+      for (const invocation of Object.keys(before)) {
+        if (state.utd[invocation] === undefined) dels.push(keys.utdEntry(invocation));
+      }
+      if (this.utd === null) dels.push(keys.utd);
+    }
     if (state.watermarks !== this.watermarks) {
       puts.push([keys.watermarks, JSON.stringify(state.watermarks)]);
     }
@@ -84,7 +99,7 @@ export function takeBatch(
   }
   for (const seq of evicted) if (!added.has(seq)) dels.push(keys.journal(seq));
   const { replication, ...small } = meta;
-  persisted.putChanged(replication, puts);
+  persisted.putChanged(replication, puts, dels);
   puts.push([keys.node, JSON.stringify(small satisfies StoredNodeMeta)]);
   return { puts, dels };
 }
@@ -102,6 +117,7 @@ export interface LoadedState {
 export class NodeLoader {
   private meta: StoredNodeMeta | null = null;
   private utd: ReplicationState["utd"] | undefined;
+  private readonly utdEntries: Record<string, ReplicationState["utd"][string]> = {};
   private watermarks: ReplicationState["watermarks"] | undefined;
   private retired: ReplicationState["retired"] | undefined;
   private readonly journal: JournalRecord[] = [];
@@ -121,7 +137,9 @@ export class NodeLoader {
     if (key.startsWith("o/")) this.dir.load(this.decode(value));
     else if (key.startsWith("j/")) this.journal.push(JSON.parse(value) as JournalRecord);
     else if (key === keys.node) this.meta = JSON.parse(value) as StoredNodeMeta;
-    else if (key === keys.utd) this.utd = JSON.parse(value) as ReplicationState["utd"];
+    else if (key.startsWith(utdEntryPrefix)) {
+      this.utdEntries[key.slice(utdEntryPrefix.length)] = JSON.parse(value) as ReplicationState["utd"][string];
+    } else if (key === keys.utd) this.utd = JSON.parse(value) as ReplicationState["utd"];
     else if (key === keys.watermarks) {
       this.watermarks = JSON.parse(value) as ReplicationState["watermarks"];
     } else if (key === keys.retired) {
@@ -137,7 +155,9 @@ export class NodeLoader {
     // so when present it is also newer than any split keys (written by a later downgrade).
     const empty = emptyReplicationState();
     const replication = single ?? {
-      utd: this.utd ?? empty.utd,
+      // The whole-vector key is dropped by the first batch that writes entries; should both
+      // be present (a crash cannot cause it: both change in one batch), entries win.
+      utd: { ...(this.utd ?? empty.utd), ...this.utdEntries },
       watermarks: this.watermarks ?? empty.watermarks,
       retired: this.retired ?? empty.retired,
     };

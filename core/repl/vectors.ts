@@ -26,8 +26,10 @@ export function mergeVectors(
     const e = theirs[inv];
     if (e === undefined) continue;
     const held = out[inv];
-    if (held === undefined || e.usn >= held.usn) {
-      out[inv] = { usn: Math.max(e.usn, held?.usn ?? 0), node: e.node, syncedAtMs: nowMs };
+    // Only an entry that advances is replaced (its syncedAtMs is when it last advanced): the
+    // node persists the entries that changed, and most stay put on a completed pull.
+    if (held === undefined || e.usn > held.usn) {
+      out[inv] = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
     }
   }
   return out;
