@@ -110,10 +110,9 @@ export class DurableStore {
   }
 
   /**
-   * Boot streams: the logs after the snapshot are read first and folded into an override map
-   * (key -> final value, or null when deleted: a later log put or delete overrides the
-   * snapshot), then the snapshot streams into the sink, skipping overridden keys, then the
-   * overrides' surviving values follow. The override map is as large as the log tail only.
+   * Boot streams: the logs after the snapshot are read first and folded into their final
+   * values (a later log put or delete overrides the snapshot), which go to the sink first; then
+   * the snapshot streams into the sink, skipping the keys the logs touched.
    */
   private static async boot(
     fs: NodeFileSystem,
@@ -126,45 +125,31 @@ export class DurableStore {
     for (const leftover of supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true)) {
       await erasePath(fs.resolve(leftover));
     }
-    const opened = WriteAheadLog.open(fs, {
-      generation: snapshot?.generation ?? 0,
-      seq: snapshot?.lastSeq ?? 0,
-    });
-    const overrides = new Map<string, string | null>();
-    for (const record of opened.records) {
-      for (const [key, value] of record.batch.puts) overrides.set(key, value);
-      for (const key of record.batch.dels) overrides.set(key, null);
-    }
+    const { wal, stalePaths, tornBytes, recordsReplayed, overridden } = openTail(fs, snapshot, sink);
     const replayed = performance.now();
-    let count = 0;
-    const take: EntrySink = (key, value) => {
-      if (overrides.has(key)) return;
+    let count = overridden.entries;
+    await loadSnapshot(fs, snapshot, (key, value) => {
+      if (overridden.keys.has(key)) return;
       count += 1;
       sink(key, value);
-    };
-    await loadSnapshot(fs, snapshot, take);
-    for (const [key, value] of overrides) {
-      if (value === null) continue;
-      count += 1;
-      sink(key, value);
-    }
+    });
     const loaded = performance.now();
-    for (const stale of opened.stalePaths) await erasePath(fs.resolve(stale));
-    const debt = ErasureDebt.load(fs, opened.wal.marks().generation);
+    for (const stale of stalePaths) await erasePath(fs.resolve(stale));
+    const debt = ErasureDebt.load(fs, wal.marks().generation);
     // Everything older than the snapshot was just erased: a rebuild a crash cut short after its
     // marker may have left the debt paid in all but name.
     if (snapshot !== null) debt.settle(snapshot.generation);
-    const store = new DurableStore(fs, opened.wal, snapshot, debt, { rotateBytes, unlock });
+    const store = new DurableStore(fs, wal, snapshot, debt, { rotateBytes, unlock });
     const boot: BootReport = {
-      // The sink's work (the caller decoding entries) is inside the snapshot load.
+      // The sink's work (the caller decoding entries) is inside both figures.
       snapshotLoadMs: round(loaded - replayed),
       replayMs: round(replayed - started),
       totalMs: round(performance.now() - started),
       snapshotGeneration: snapshot?.generation ?? 0,
       snapshotEntries: snapshot?.entries ?? 0,
-      recordsReplayed: opened.records.length,
-      tornBytesCut: opened.tornBytes,
-      generation: opened.wal.marks().generation,
+      recordsReplayed,
+      tornBytesCut: tornBytes,
+      generation: wal.marks().generation,
       entries: count,
     };
     return { store, boot };
@@ -310,6 +295,46 @@ export class DurableStore {
   private get level(): LevelSnapshotFormat {
     return new LevelSnapshotFormat(this.fs);
   }
+}
+
+/**
+ * Opens the log after `snapshot` and hands the final values of the keys its records touched
+ * to `sink` at once (a later put or delete overrides the snapshot): only those keys are kept,
+ * to skip their stale snapshot entries, not the records' values through the snapshot scan.
+ */
+function openTail(
+  fs: NodeFileSystem,
+  snapshot: SnapshotMeta | null,
+  sink: EntrySink,
+): {
+  wal: WriteAheadLog;
+  stalePaths: readonly string[];
+  tornBytes: number;
+  recordsReplayed: number;
+  overridden: { keys: Set<string>; entries: number };
+} {
+  const opened = WriteAheadLog.open(fs, {
+    generation: snapshot?.generation ?? 0,
+    seq: snapshot?.lastSeq ?? 0,
+  });
+  const finals = new Map<string, string | null>();
+  for (const record of opened.records) {
+    for (const [key, value] of record.batch.puts) finals.set(key, value);
+    for (const key of record.batch.dels) finals.set(key, null);
+  }
+  let entries = 0;
+  for (const [key, value] of finals) {
+    if (value === null) continue;
+    entries += 1;
+    sink(key, value);
+  }
+  return {
+    wal: opened.wal,
+    stalePaths: opened.stalePaths,
+    tornBytes: opened.tornBytes,
+    recordsReplayed: opened.records.length,
+    overridden: { keys: new Set(finals.keys()), entries },
+  };
 }
 
 async function loadSnapshot(
