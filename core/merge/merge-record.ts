@@ -90,6 +90,16 @@ function mergePlacement(
 }
 
 /**
+ * The merge order of two atoms under one key: the later life first (a restore re-originated
+ * the key into its life, and a stale node of the ended life may have written the key more
+ * often, reaching a higher version), then the stamp order.
+ */
+function compareAtoms(a: ValueAtom, b: ValueAtom): number {
+  const lives = atomLife(a) - atomLife(b);
+  return lives !== 0 ? lives : compareStamps(a.stamp, b.stamp);
+}
+
+/**
  * Per-atom last writer wins among the atoms of the object's current life. A restore begins a
  * new life and re-originates what the restorer held; atoms of an ended life (held, or arriving
  * late from a node that wrote while it still saw the object alive) are superseded by it. The
@@ -128,7 +138,7 @@ function mergeAttrs(
       }
       const mapKey = atomMapKey(atom.key);
       const current = map?.get(mapKey);
-      const order = current === undefined ? 1 : compareStamps(atom.stamp, current.stamp);
+      const order = current === undefined ? 1 : compareAtoms(atom, current);
       if (order > 0) {
         if (map === undefined) out.set(name, (map = new Map()));
         map.set(mapKey, { ...atom, stamp: relocal(atom.stamp, localUsn) });
