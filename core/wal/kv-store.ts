@@ -9,7 +9,7 @@ import { assert } from "../assert";
 import { ErasureDebt, erasureGeneration } from "./erasure-debt";
 import type { FileSystem } from "./fs-port";
 import { generationOfName, parseGeneration, snapDir, walDir, walPath } from "./generation-names";
-import { applyKvBatch, type KvBatch } from "./kv-batch";
+import { applyKvBatch, encodeUtf8, type KvBatch } from "./kv-batch";
 import {
   newestCompleteSnapshot,
   supersededSnapshotPaths,
@@ -45,6 +45,13 @@ export class KvStore {
    * (reading it back dominated the simulator's rebuilds). Null until known or after a failure.
    */
   private snapshotEntries: { generation: number; map: Map<string, string> } | null = null;
+  /**
+   * UTF-8 of the strings the last snapshot wrote, by string: the next snapshot holds mostly
+   * the same string objects (the entries kept in memory above), whose hashes V8 caches, so a
+   * lookup is cheaper than encoding again (encoding was most of the simulator's rebuilds).
+   * Rebuilt on every write, so it never holds more than one snapshot's strings.
+   */
+  private snapshotUtf8 = new Map<string, Uint8Array>();
 
   private constructor(
     private readonly fs: FileSystem,
@@ -229,7 +236,16 @@ export class KvStore {
       expectSeq = (scan.records.at(-1)?.seq ?? expectSeq - 1) + 1;
     }
     assert(expectSeq === lastSeq + 1, "a rebuild folds exactly the sealed records");
-    const entries = this.snapshots.write(target, map);
+    const previousUtf8 = this.snapshotUtf8;
+    const nextUtf8 = new Map<string, Uint8Array>();
+    const utf8 = (text: string): Uint8Array => {
+      let bytes = previousUtf8.get(text);
+      if (bytes === undefined) bytes = encodeUtf8(text);
+      nextUtf8.set(text, bytes);
+      return bytes;
+    };
+    const entries = this.snapshots.write(target, map, utf8);
+    this.snapshotUtf8 = nextUtf8;
     const meta: SnapshotMeta = { generation: target, lastSeq, entries, kind: "file" };
     writeSnapshotMarker(this.fs, meta);
     this.snapshotEntries = { generation: target, map };
