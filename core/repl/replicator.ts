@@ -131,6 +131,10 @@ export class Replicator {
   private journalRepairs(batch: PullBatch, nowMs: number): void {
     const view = new EffectiveView(this.node.dir);
     for (const delta of batch.deltas) {
+      // Only a placement or existence atom can make this record a new repair; a delta of
+      // values alone changes no name, parent or life (and rendering facts per value delta
+      // was a hot spot under /LostAndFound).
+      if (delta.placement === null && delta.existence === null) continue;
       const record = this.node.dir.get(delta.id);
       if (record === undefined || record.existence.stage !== "alive") continue;
       const facts = view.of(record);
