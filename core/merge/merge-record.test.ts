@@ -98,6 +98,7 @@ describe("mergeRecord", () => {
         const again = mergeRecord(once, ds[ds.length - 1]!, 99);
         expect(again.changed).toBe(false);
       }),
+      { numRuns: 1000 },
     );
   });
 
@@ -113,6 +114,7 @@ describe("mergeRecord", () => {
         });
         expect(digest(r)).toBe(digest(apply(ds)));
       }),
+      { numRuns: 1000 },
     );
   });
 
