@@ -43,6 +43,8 @@ export class Directory {
   private landmarkCache: Landmarks | null = null;
   /** Records that may be under a derived placement repair (pruned when listed). */
   private suspects = new Set<Guid>();
+  /** True while `load` notes a record: suspects are settled at `endLoad`. */
+  private loading = false;
   private suspectsSorted: Guid[] | null = null;
   private suspectsSortedSize = -1;
 
@@ -92,10 +94,52 @@ export class Directory {
     this.noteChange(null, previous);
   }
 
-  /** Loads a persisted record at boot: no USN allocation, indexes only. */
+  /**
+   * Loads a persisted record at boot: no USN allocation, indexes only. Repair suspects wait
+   * for `endLoad` (records arrive in key order, so a child often comes before its parent).
+   */
   load(record: ObjectRecord): void {
     this.store.put(record);
+    this.loading = true;
     this.noteChange(record, undefined);
+    this.loading = false;
+  }
+
+  /**
+   * Boot: the repair suspects of the loaded records, from the stored tree as a whole: every
+   * alive record whose stored parent is missing or not alive (an orphan), and every member of
+   * a stored parent cycle (concurrent moves). One pass over the parent function, O(n).
+   */
+  endLoad(): void {
+    this.suspects.clear();
+    this.suspectsSorted = null;
+    // 1: on the walk under way; 2: settled.
+    const state = new Map<Guid, 1 | 2>();
+    for (const start of this.store.all()) {
+      if (state.has(start.id)) continue;
+      const walk: ObjectRecord[] = [];
+      let cursor: ObjectRecord | undefined = start;
+      while (cursor !== undefined && !state.has(cursor.id)) {
+        state.set(cursor.id, 1);
+        walk.push(cursor);
+        const parent: Guid | null = cursor.placement.parent;
+        if (parent === null) break;
+        const parentRecord = this.store.get(parent);
+        if (cursor.existence.stage === "alive" && parentRecord?.existence.stage !== "alive") {
+          this.addSuspect(cursor.id);
+        }
+        cursor = parentRecord;
+      }
+      // Arriving at a record of this very walk closes a cycle: its members are suspects.
+      if (cursor !== undefined && state.get(cursor.id) === 1) {
+        for (let i = walk.length - 1; i >= 0; i--) {
+          const member = walk[i]!;
+          if (member.existence.stage === "alive") this.addSuspect(member.id);
+          if (member.id === cursor.id) break;
+        }
+      }
+      for (const r of walk) state.set(r.id, 2);
+    }
   }
 
   private noteChange(record: ObjectRecord | null, previous: ObjectRecord | undefined): void {
@@ -118,6 +162,7 @@ export class Directory {
    * the children of a record that stopped being alive.
    */
   private noteRepairSuspects(record: ObjectRecord | null, previous: ObjectRecord | undefined): void {
+    if (this.loading) return;
     if (record !== null && record.existence.stage === "alive") {
       const parent = record.placement.parent;
       const parentRecord = parent === null ? undefined : this.store.get(parent);

@@ -149,6 +149,7 @@ export class NodeLoader {
 
   finish(): LoadedState {
     this.dir.store.endLoad();
+    this.dir.endLoad();
     if (this.meta === null) return { meta: null, journal: this.journal };
     const { replication: single, ...small } = this.meta;
     // Old layout: the whole state under meta/node. New code never writes `replication` there,

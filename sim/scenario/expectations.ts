@@ -145,7 +145,8 @@ function objectCheck(
       const lf = node.dir.landmarks()?.lostAndFound ?? null;
       if (!f.orphaned || f.effectiveParent !== lf)
         return [`${r.id} is not an orphan under /LostAndFound (path ${view.path(r)})`];
-      return view.path(r).startsWith("/LostAndFound/") ? [] : [`path ${view.path(r)}`];
+      if (!view.path(r).startsWith("/LostAndFound/")) return [`path ${view.path(r)}`];
+      return listedCheck(node, view, r);
     }
     case "values":
       return valuesCheck(node, labels, check.ref, check.attribute, check.values);
@@ -159,9 +160,20 @@ function objectCheck(
       const r = alive(node, labels, check.ref);
       if (typeof r === "string") return [r];
       const path = view.path(r);
-      return path === check.path ? [] : [`path is ${path}`];
+      return path === check.path ? listedCheck(node, view, r) : [`path is ${path}`];
     }
   }
+}
+
+/** What a user sees: the object is in its effective parent's child listing. */
+function listedCheck(node: DirectoryNode, view: EffectiveView, r: ObjectRecord): string[] {
+  const parent = view.of(r).effectiveParent;
+  if (parent === null) return [];
+  const listed = node.children(parent);
+  if (!listed.ok) return [`the effective parent of ${r.id} lists nothing: ${listed.code}`];
+  return listed.value.some((c) => c.id === r.id)
+    ? []
+    : [`${r.id} is not listed under its effective parent ${view.path(node.dir.get(parent) ?? r)}`];
 }
 
 /** Earliest placement claim first, as the view decides contested names. */
