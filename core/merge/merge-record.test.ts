@@ -78,6 +78,23 @@ function digest(r: ObjectRecord | undefined): string {
   return JSON.stringify([r.existence.stage, s(r.existence.stamp), r.placement.parent, r.placement.name, s(r.placement.stamp), attrs]);
 }
 
+/** A life story of one object: created in life 1 with "first", restored into life 3. */
+const at = (version: number, atMs: number, o = 0): Stamp => ({ version, atMs, origin: origins[o]!, cert: { invocation: origins[o]!, usn: atMs }, localUsn: 0 });
+const existence = (stage: Stage, stamp: Stamp): Existence => ({ stage, classId, className: "user", system: false, deleteRoot: null, stamp });
+const created: ObjectDelta = {
+  id,
+  existence: existence("alive", at(1, 1)),
+  placement: { parent: "p", name: "n", stamp: at(1, 1) },
+  attrs: [["description", [{ key: null, present: true, value: "first", meta: null, stamp: at(1, 1) }]]],
+};
+/** The restore re-originates "first" into life 3 (version 2: one above the held atom). */
+const restored: ObjectDelta = {
+  id,
+  existence: existence("alive", at(3, 9)),
+  placement: null,
+  attrs: [["description", [{ key: null, present: true, value: "first", meta: null, stamp: at(2, 9), life: 3 }]]],
+};
+
 describe("mergeRecord", () => {
   it("is commutative: any arrival order gives the same record", () => {
     fc.assert(
@@ -153,22 +170,8 @@ describe("mergeRecord", () => {
   it("lets a restore supersede value atoms of the ended life, whatever the arrival order and hardening", () => {
     // n1 creates (life 1) and deletes; n2, still seeing the object alive, writes "late"
     // (life 1); n1 restores (life 3) and re-originates the description it held.
-    const at = (version: number, atMs: number, o = 0): Stamp => ({ version, atMs, origin: origins[o]!, cert: { invocation: origins[o]!, usn: atMs }, localUsn: 0 });
-    const existence = (stage: Stage, stamp: Stamp): Existence => ({ stage, classId, className: "user", system: false, deleteRoot: null, stamp });
-    const created: ObjectDelta = {
-      id,
-      existence: existence("alive", at(1, 1)),
-      placement: { parent: "p", name: "n", stamp: at(1, 1) },
-      attrs: [["description", [{ key: null, present: true, value: "first", meta: null, stamp: at(1, 1) }]]],
-    };
     const deleted: ObjectDelta = { id, existence: existence("deleted", at(2, 5)), placement: null, attrs: [] };
     const late: ObjectDelta = { id, existence: null, placement: null, attrs: [["description", [{ key: null, present: true, value: "late", meta: null, stamp: at(5, 8, 1) }]]] };
-    const restored: ObjectDelta = {
-      id,
-      existence: existence("alive", at(3, 9)),
-      placement: null,
-      attrs: [["description", [{ key: null, present: true, value: "first", meta: null, stamp: at(2, 9), life: 3 }]]],
-    };
     const orders = [
       [created, deleted, late, restored],
       [created, late, deleted, restored],
@@ -193,21 +196,7 @@ describe("mergeRecord", () => {
   it("orders atoms of a later life above any atom of an earlier one, whatever their versions", () => {
     // The stale node wrote description three times in life 1 (version 3); the restore
     // re-originated it at version 2 in life 3. Life first: the restore's atom wins.
-    const at = (version: number, atMs: number, o = 0): Stamp => ({ version, atMs, origin: origins[o]!, cert: { invocation: origins[o]!, usn: atMs }, localUsn: 0 });
-    const existence = (stage: Stage, stamp: Stamp): Existence => ({ stage, classId, className: "user", system: false, deleteRoot: null, stamp });
-    const created: ObjectDelta = {
-      id,
-      existence: existence("alive", at(1, 1)),
-      placement: { parent: "p", name: "n", stamp: at(1, 1) },
-      attrs: [["description", [{ key: null, present: true, value: "first", meta: null, stamp: at(1, 1) }]]],
-    };
     const stale: ObjectDelta = { id, existence: null, placement: null, attrs: [["description", [{ key: null, present: true, value: "third", meta: null, stamp: at(3, 8, 1) }]]] };
-    const restored: ObjectDelta = {
-      id,
-      existence: existence("alive", at(3, 9)),
-      placement: null,
-      attrs: [["description", [{ key: null, present: true, value: "first", meta: null, stamp: at(2, 9), life: 3 }]]],
-    };
     // The restore's value atom may travel ahead of its existence atom (any delivery order).
     const ahead: ObjectDelta = { ...restored, existence: null };
     for (const order of [
