@@ -23,10 +23,10 @@ const decoder = new TextDecoder();
  * Encodes a batch. Replay applies a batch's puts in order, then its deletes, so a key both put
  * and deleted in one batch ends up deleted (the node may purge an object it also rewrote).
  */
-export function encodeKvBatch(batch: KvBatch, utf8: Utf8Encoder = encodeUtf8): Uint8Array {
+export function encodeKvBatch(batch: KvBatch): Uint8Array {
   const parts: Uint8Array[] = [];
-  for (const [key, value] of batch.puts) parts.push(checkKey(key, utf8(key)), utf8(value));
-  for (const key of batch.dels) parts.push(checkKey(key, utf8(key)));
+  for (const [key, value] of batch.puts) parts.push(encodeKey(key), encoder.encode(value));
+  for (const key of batch.dels) parts.push(encodeKey(key));
   let total = headerBytes;
   for (const part of parts) total += 4 + part.length;
   const out = new Uint8Array(total);
@@ -44,12 +44,8 @@ export function encodeKvBatch(batch: KvBatch, utf8: Utf8Encoder = encodeUtf8): U
   return out;
 }
 
-/** UTF-8 of a string; a caller that writes the same strings again may pass a memoised one. */
-export type Utf8Encoder = (text: string) => Uint8Array;
-
-export const encodeUtf8: Utf8Encoder = (text) => encoder.encode(text);
-
-function checkKey(key: string, bytes: Uint8Array): Uint8Array {
+function encodeKey(key: string): Uint8Array {
+  const bytes = encoder.encode(key);
   assert(bytes.length > 0 && bytes.length <= walLimits.keyBytesMax, `bad key length ${key.length}`);
   return bytes;
 }

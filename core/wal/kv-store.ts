@@ -9,7 +9,8 @@ import { assert } from "../assert";
 import { ErasureDebt, erasureGeneration } from "./erasure-debt";
 import type { FileSystem } from "./fs-port";
 import { generationOfName, parseGeneration, snapDir, walDir, walPath } from "./generation-names";
-import { applyKvBatch, encodeUtf8, type KvBatch } from "./kv-batch";
+import { applyKvBatch, type KvBatch } from "./kv-batch";
+import { SnapshotLayout } from "./snapshot-layout";
 import {
   newestCompleteSnapshot,
   supersededSnapshotPaths,
@@ -45,13 +46,8 @@ export class KvStore {
    * (reading it back dominated the simulator's rebuilds). Null until known or after a failure.
    */
   private snapshotEntries: { generation: number; map: Map<string, string> } | null = null;
-  /**
-   * UTF-8 of the strings the last snapshot wrote, by string: the next snapshot holds mostly
-   * the same string objects (the entries kept in memory above), whose hashes V8 caches, so a
-   * lookup is cheaper than encoding again (encoding was most of the simulator's rebuilds).
-   * Rebuilt on every write, so it never holds more than one snapshot's strings.
-   */
-  private snapshotUtf8 = new Map<string, Uint8Array>();
+  /** Buckets of the newest snapshot's entries with their encoded records (SnapshotLayout). */
+  private snapshotLayout: SnapshotLayout | null = null;
 
   private constructor(
     private readonly fs: FileSystem,
@@ -220,35 +216,34 @@ export class KvStore {
     lastSeq: number,
   ): SnapshotMeta {
     const cached = this.snapshotEntries;
+    const cachedLayout = this.snapshotLayout;
     this.snapshotEntries = null;
+    this.snapshotLayout = null;
     const map =
       previous === null
         ? new Map<string, string>()
         : cached !== null && cached.generation === previous.generation
           ? cached.map
           : this.snapshots.load(previous);
+    let layout = map === cached?.map ? cachedLayout : null;
     let expectSeq = (previous?.lastSeq ?? 0) + 1;
     for (let generation = (previous?.generation ?? 0) + 1; generation <= target; generation++) {
       const bytes = this.fs.read(walPath(generation)) ?? new Uint8Array(0);
       const scan = scanLog(bytes, expectSeq);
       if (scan.tornBytes !== 0) throw new StorageCorruptError(`sealed log ${generation} is torn`);
-      for (const record of scan.records) applyKvBatch(map, record.batch);
+      for (const record of scan.records) {
+        applyKvBatch(map, record.batch);
+        layout?.note(record.batch);
+      }
       expectSeq = (scan.records.at(-1)?.seq ?? expectSeq - 1) + 1;
     }
     assert(expectSeq === lastSeq + 1, "a rebuild folds exactly the sealed records");
-    const previousUtf8 = this.snapshotUtf8;
-    const nextUtf8 = new Map<string, Uint8Array>();
-    const utf8 = (text: string): Uint8Array => {
-      let bytes = previousUtf8.get(text);
-      if (bytes === undefined) bytes = encodeUtf8(text);
-      nextUtf8.set(text, bytes);
-      return bytes;
-    };
-    const entries = this.snapshots.write(target, map, utf8);
-    this.snapshotUtf8 = nextUtf8;
-    const meta: SnapshotMeta = { generation: target, lastSeq, entries, kind: "file" };
+    if (layout === null || !layout.fits(map.size)) layout = SnapshotLayout.of(map);
+    this.snapshots.writeRecords(target, layout.records(map));
+    const meta: SnapshotMeta = { generation: target, lastSeq, entries: map.size, kind: "file" };
     writeSnapshotMarker(this.fs, meta);
     this.snapshotEntries = { generation: target, map };
+    this.snapshotLayout = layout;
     return meta;
   }
 

@@ -9,7 +9,7 @@
  */
 import { assert } from "../assert";
 import { crc32 } from "./crc32";
-import { decodeKvBatch, encodeKvBatch, type KvBatch, type Utf8Encoder } from "./kv-batch";
+import { decodeKvBatch, encodeKvBatch, type KvBatch } from "./kv-batch";
 import { walLimits } from "./wal-limits";
 
 export const recordHeaderBytes = 8;
@@ -33,9 +33,9 @@ export interface LogScan {
   readonly tornBytes: number;
 }
 
-export function encodeRecord(seq: number, batch: KvBatch, utf8?: Utf8Encoder): Uint8Array {
+export function encodeRecord(seq: number, batch: KvBatch): Uint8Array {
   assert(Number.isSafeInteger(seq) && seq >= 1 && seq <= walLimits.seqMax, `bad seq ${seq}`);
-  const body = encodeKvBatch(batch, utf8);
+  const body = encodeKvBatch(batch);
   const payloadBytes = seqBytes + body.length;
   assert(payloadBytes <= walLimits.recordPayloadBytesMax, `record too large: ${payloadBytes}`);
   const out = new Uint8Array(recordHeaderBytes + payloadBytes);

@@ -7,7 +7,7 @@
 import { assert } from "../assert";
 import type { FileSystem } from "./fs-port";
 import { generationStem, snapDir } from "./generation-names";
-import { applyKvBatch, type Utf8Encoder } from "./kv-batch";
+import { applyKvBatch } from "./kv-batch";
 import { encodeRecord, scanLog } from "./record-codec";
 import type { SnapshotFormat, SnapshotMeta } from "./snapshot-catalog";
 import { StorageCorruptError } from "./storage-errors";
@@ -39,11 +39,8 @@ export class FileSnapshotFormat implements SnapshotFormat<Map<string, string>, n
     return map;
   }
 
-  /**
-   * Writes and syncs the data; returns the entry count. The caller then writes the marker.
-   * `utf8` may be a memoised encoder: successive snapshots hold mostly the same strings.
-   */
-  write(generation: number, entries: Entries, utf8?: Utf8Encoder): number {
+  /** Writes and syncs the data; returns the entry count. The caller then writes the marker. */
+  write(generation: number, entries: Entries): number {
     const path = this.dataPath(generation);
     this.fs.write(path, new Uint8Array(0));
     let chunk: Array<[string, string]> = [];
@@ -51,7 +48,7 @@ export class FileSnapshotFormat implements SnapshotFormat<Map<string, string>, n
     let count = 0;
     const flush = () => {
       seq += 1;
-      this.fs.append(path, encodeRecord(seq, { puts: chunk, dels: [] }, utf8));
+      this.fs.append(path, encodeRecord(seq, { puts: chunk, dels: [] }));
       chunk = [];
     };
     for (const [key, value] of entries) {
@@ -63,5 +60,17 @@ export class FileSnapshotFormat implements SnapshotFormat<Map<string, string>, n
     this.fs.sync(path);
     this.fs.syncDir(snapDir);
     return count;
+  }
+
+  /**
+   * Writes records already encoded (seq 1, 2, ... in order, each a batch of puts; see
+   * SnapshotLayout) and syncs them. The caller then writes the marker.
+   */
+  writeRecords(generation: number, records: readonly Uint8Array[]): void {
+    const path = this.dataPath(generation);
+    this.fs.write(path, new Uint8Array(0));
+    for (const record of records) this.fs.append(path, record);
+    this.fs.sync(path);
+    this.fs.syncDir(snapDir);
   }
 }
