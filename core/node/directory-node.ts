@@ -1,7 +1,6 @@
 import { Directory } from "../directory";
 import { ok } from "../errors";
 import type { Result } from "../errors";
-import type { ObjectRecord } from "../store/record";
 import type { Guid } from "../guid";
 import { splitPath } from "../naming";
 import type { Random } from "../ports";
@@ -29,7 +28,7 @@ import type { ChildSummary, MorgueRecord, ObjectPayload } from "../view/payload-
 import { renderChildren, renderObject } from "../view/render-object";
 import { renderSchema } from "../view/render-schema";
 import type { SchemaPayload } from "../view/render-schema";
-import { NodeLoader, PersistedReplication, takeBatch } from "./persistence";
+import { NodeLoader, PersistedReplication, takeBatch, type RecordDecoder } from "./persistence";
 import type { LoadedState, NodeMeta } from "./persistence";
 
 /** What the shell must do after a step: persist the batch, then release replies. */
@@ -92,7 +91,7 @@ export class DirectoryNode {
     random: Random,
     entries: Iterable<readonly [string, string]>,
     nowMs = 0,
-    decode?: (text: string) => ObjectRecord,
+    decode?: RecordDecoder,
   ): DirectoryNode | null {
     const loader = DirectoryNode.loader(random, decode);
     for (const [key, value] of entries) loader.put(key, value);
@@ -105,7 +104,7 @@ export class DirectoryNode {
    */
   static loader(
     random: Random,
-    decode?: (text: string) => ObjectRecord,
+    decode?: RecordDecoder,
   ): {
     put(key: string, value: string): void;
     boot(nowMs?: number): DirectoryNode | null;

@@ -110,6 +110,12 @@ export interface LoadedState {
 }
 
 /**
+ * Decodes one persisted object record; `key` is its store key (`o/<id>`), which a memoising
+ * decoder may use to find the previous text of the same record cheaply.
+ */
+export type RecordDecoder = (text: string, key: string) => ObjectRecord;
+
+/**
  * Loads persisted entries into an empty directory one at a time, in any order (a storage
  * layer can stream its snapshot through `put` instead of materialising it), then `finish`
  * returns the node meta and journal. Each key must come at most once, with its final value.
@@ -128,13 +134,13 @@ export class NodeLoader {
    */
   constructor(
     private readonly dir: Directory,
-    private readonly decode: (text: string) => ObjectRecord = decodeRecord,
+    private readonly decode: RecordDecoder = decodeRecord,
   ) {
     dir.store.beginLoad();
   }
 
   put(key: string, value: string): void {
-    if (key.startsWith("o/")) this.dir.load(this.decode(value));
+    if (key.startsWith("o/")) this.dir.load(this.decode(value, key));
     else if (key.startsWith("j/")) this.journal.push(JSON.parse(value) as JournalRecord);
     else if (key === keys.node) this.meta = JSON.parse(value) as StoredNodeMeta;
     else if (key.startsWith(utdEntryPrefix)) {
