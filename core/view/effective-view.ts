@@ -189,9 +189,9 @@ export class EffectiveView {
   private siblingsNamed(parent: Guid, folded: string, record: ObjectRecord): ObjectRecord[] {
     const ids = new Set(this.dir.store.aliveNamed(parent, folded));
     if (parent === this.dir.landmarks()?.lostAndFound) {
-      for (const id of this.dir.repairSuspects()) {
+      for (const id of this.cache().suspectsNamed(this.dir, folded)) {
         const r = this.dir.get(id);
-        if (r !== undefined && r.existence.stage === "alive" && fold(r.placement.name) === folded) {
+        if (r !== undefined && r.existence.stage === "alive") {
           if (this.repairOf(r).effectiveParent === parent) ids.add(id);
         }
       }

@@ -1,5 +1,6 @@
 import type { Directory } from "../directory";
 import type { Guid } from "../guid";
+import { fold } from "../naming";
 import type { CompiledSchema } from "../schema";
 import type { ObjectRecord, Stage } from "../store/record";
 import type { ChildSummary, ObjectPayload } from "./payload-types";
@@ -52,6 +53,8 @@ export class ViewCache {
   private listings = new Map<Guid, ChildSummary[]>();
   private listingChildrenHeld = 0;
   private payloads = new Map<Guid, CachedPayload>();
+  /** Alive repair suspects by folded stored name (CNF naming under /LostAndFound). */
+  private suspectsByName: Map<string, Guid[]> | null = null;
 
   /** Drops everything when the directory changed since the last use. Cheap: three compares. */
   validate(dir: Directory): this {
@@ -67,7 +70,30 @@ export class ViewCache {
     this.listings = new Map();
     this.listingChildrenHeld = 0;
     this.payloads = new Map();
+    this.suspectsByName = null;
     return this;
+  }
+
+  /**
+   * The alive repair suspects whose stored name folds to `folded`, indexed once per directory
+   * state: naming each orphan under /LostAndFound scanned every suspect, quadratic in orphans.
+   * (Suspects only shrink between writes, as views drop unrepaired ones, so the index may hold
+   * a few extra; callers check each candidate's effective parent anyway.)
+   */
+  suspectsNamed(dir: Directory, folded: string): readonly Guid[] {
+    if (this.suspectsByName === null) {
+      const index = new Map<string, Guid[]>();
+      for (const id of dir.repairSuspects()) {
+        const r = dir.get(id);
+        if (r === undefined || r.existence.stage !== "alive") continue;
+        const key = fold(r.placement.name);
+        const list = index.get(key);
+        if (list === undefined) index.set(key, [id]);
+        else list.push(id);
+      }
+      this.suspectsByName = index;
+    }
+    return this.suspectsByName.get(folded) ?? [];
   }
 
   factsOf(record: ObjectRecord): EffectiveFacts | undefined {
