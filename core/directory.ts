@@ -108,20 +108,24 @@ export class Directory {
   /**
    * Boot: the repair suspects of the loaded records, from the stored tree as a whole: every
    * alive record whose stored parent is missing or not alive (an orphan), and every member of
-   * a stored parent cycle (concurrent moves). One pass over the parent function, O(n).
+   * a stored parent cycle (concurrent moves). One pass over the parent function, O(n); only
+   * records with children are remembered along the way (a cycle's members all have one, and
+   * a 1,000,000-record boot must not hold a second map of every record).
    */
   endLoad(): void {
     this.suspects.clear();
     this.suspectsSorted = null;
-    // 1: on the walk under way; 2: settled.
+    // Records with children: 1 on the walk under way, 2 settled.
     const state = new Map<Guid, 1 | 2>();
     for (const start of this.store.all()) {
       if (state.has(start.id)) continue;
       const walk: ObjectRecord[] = [];
       let cursor: ObjectRecord | undefined = start;
       while (cursor !== undefined && !state.has(cursor.id)) {
-        state.set(cursor.id, 1);
-        walk.push(cursor);
+        if (cursor !== start || this.store.hasChildren(cursor.id)) {
+          state.set(cursor.id, 1);
+          walk.push(cursor);
+        }
         const parent: Guid | null = cursor.placement.parent;
         if (parent === null) break;
         const parentRecord = this.store.get(parent);
