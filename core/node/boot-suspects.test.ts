@@ -49,3 +49,25 @@ describe("boot settles repair suspects from the whole stored tree", () => {
     }
   });
 });
+
+describe("the morgue beside a stored move cycle", () => {
+  it("shows a tombstone inside a stored cycle with a finite last path", () => {
+    const d = freshDomain();
+    const n = d.node;
+    const a = make(n, d.root, "A");
+    const b = make(n, d.root, "B");
+    const c = make(n, a, "C");
+    unwrap(n.move(a, { parent: b }, t0Ms + secondMs));
+    const rb = n.dir.get(b)!;
+    const usn = n.dir.allocateUsn();
+    n.dir.write({
+      ...rb,
+      placement: { ...rb.placement, parent: a, stamp: n.dir.stamp(rb.placement.stamp, t0Ms + 2 * secondMs, usn) },
+      usnChanged: usn,
+    });
+    unwrap(n.delete(c, t0Ms + 3 * secondMs));
+    const entry = unwrap(n.morgue(t0Ms + 3 * secondMs)).find((m) => m.id === c);
+    // The walk from C goes up A, B, then A again: it stops at the repeat.
+    expect(entry?.lastPath).toBe("/B/A/C");
+  });
+});

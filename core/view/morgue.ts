@@ -31,13 +31,18 @@ export function morgueSize(dir: Directory): number {
   return n;
 }
 
-/** The stored path at deletion: stored names up the stored parents. */
+/**
+ * The stored path at deletion: stored names up the stored parents. A stored cycle (left by
+ * concurrent moves) ends the walk at its first repeat instead of spelling the loop out.
+ */
 function lastPath(dir: Directory, record: ObjectRecord): string {
   const names: string[] = [];
   const rootId = dir.landmarks()?.root ?? null;
+  const seen = new Set<string>();
   let cursor: ObjectRecord | undefined = record;
   for (let depth = 0; cursor !== undefined && depth < 100_000; depth++) {
-    if (cursor.id === rootId || cursor.placement.parent === null) break;
+    if (cursor.id === rootId || cursor.placement.parent === null || seen.has(cursor.id)) break;
+    seen.add(cursor.id);
     names.push(cursor.placement.name);
     cursor = dir.get(cursor.placement.parent);
   }
