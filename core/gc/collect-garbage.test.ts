@@ -17,6 +17,7 @@ import {
   unwrap,
   valuesOf,
 } from "../testing/node-fixture";
+import { residueFloorKey } from "../store/record";
 
 const restoreS = 60;
 const purgeS = 3600;
@@ -123,5 +124,54 @@ describe("purging past maxTimeApart", () => {
     const day = 24 * 3600 * secondMs;
     expect(unwrap(d.node.gc(t0Ms + 179 * day))).toMatchObject({ purged: 0, hardened: 1 });
     expect(unwrap(d.node.gc(t0Ms + 181 * day))).toMatchObject({ purged: 1 });
+  });
+});
+
+describe("absence residue past maxTimeApart", () => {
+  it("drops residue older than the purge horizon, keeps newer residue, every value and a floor", () => {
+    const s = setup();
+    const carol = make(s.node, s.root, "carol", "user", t0Ms, { description: ["one", "two"] });
+    // "one" removed at t0 + 10 s (old by the gc below); "two" at t0 + 3000 s (young).
+    unwrap(s.node.putAttribute(carol, "description", ["two", "three"], at(10)));
+    unwrap(s.node.putAttribute(carol, "description", ["three"], at(3000)));
+    s.node.ready();
+    const absentBefore = [...s.node.dir.get(carol)!.attrs.get("description")!.values()].filter((a) => !a.present);
+    expect(absentBefore).toHaveLength(2);
+    const oldResidue = absentBefore.find((a) => a.stamp.atMs === at(10))!;
+    const usnBefore = s.node.dir.usn;
+    // Horizon at t0 + 100 s: the residue of "one" (t0 + 10 s) goes; that of "two" stays.
+    expect(unwrap(s.node.gc(at(purgeS + 100)))).toMatchObject({ purged: 2 });
+    const after = s.node.dir.get(carol)!.attrs.get("description")!;
+    const absentAfter = [...after.values()].filter((a) => !a.present && a.key !== residueFloorKey);
+    expect(absentAfter.map((a) => a.stamp.atMs)).toEqual([at(3000)]);
+    // The floor keeps the highest stamp dropped; the payload never shows it.
+    expect(after.get(residueFloorKey)?.stamp).toEqual(oldResidue.stamp);
+    const payload = unwrap(s.node.object(carol, at(purgeS + 100)));
+    expect(valuesOf(payload, "description")).toEqual(["three"]);
+    expect(JSON.stringify(payload)).not.toMatch(/floor/);
+    // An unstamped compaction: no USN, but the rewritten record is persisted and journaled.
+    expect(s.node.dir.usn).toBe(usnBefore);
+    expect(s.node.ready()?.batch.puts.map(([k]) => k)).toContain(`o/${carol}`);
+    expect(s.node.journal().at(-1)?.detail).toMatch(/residue 1;/);
+  });
+
+  it("a value written again after its residue was dropped stamps above the dropped residue", () => {
+    const s = setup();
+    const carol = make(s.node, s.root, "carol", "user", t0Ms, { description: ["one"] });
+    for (let i = 1; i <= 3; i++) {
+      unwrap(s.node.putAttribute(carol, "description", [], at(i)));
+      unwrap(s.node.putAttribute(carol, "description", ["one"], at(i + 0.5)));
+    }
+    unwrap(s.node.putAttribute(carol, "description", [], at(5)));
+    const residue = s.node.dir.get(carol)!.attrs.get("description")!.get("one")!;
+    expect(residue.present).toBe(false);
+    unwrap(s.node.gc(at(purgeS + 100)));
+    expect(s.node.dir.get(carol)!.attrs.get("description")!.has("one")).toBe(false);
+    // A partner that has not dropped the residue yet still holds it at this version: the new
+    // value must beat it.
+    unwrap(s.node.putAttribute(carol, "description", ["one"], at(purgeS + 101)));
+    const again = s.node.dir.get(carol)!.attrs.get("description")!.get("one")!;
+    expect(again.present).toBe(true);
+    expect(again.stamp.version).toBeGreaterThan(residue.stamp.version);
   });
 });

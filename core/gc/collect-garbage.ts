@@ -1,5 +1,8 @@
 import type { Directory } from "../directory";
 import type { Guid } from "../guid";
+import type { ObjectRecord, ValueAtom } from "../store/record";
+import { residueFloorKey } from "../store/record";
+import { compareStamps } from "../store/stamp";
 import { msToTimestamp } from "../syntax";
 import { effectiveStage } from "../view/aging";
 
@@ -8,20 +11,34 @@ export interface GcOutcome {
   readonly purgeHorizonMs: number;
   readonly hardened: number;
   readonly purged: number;
+  /** Absence residue atoms older than the purge horizon dropped from surviving records. */
+  readonly residue: number;
 }
 
 /**
  * Local garbage collection. Hardening is a local, unstamped compaction: a soft-deleted record
  * past the restore window drops its values and residue and can no longer be restored (its
  * stored stage stays `deleted`; its effectiveStage is `shredded`). Purging removes tombstones
- * older than the purge horizon (now - maxTimeApart) entirely.
+ * older than the purge horizon (now - maxTimeApart) entirely, and drops absence residue older
+ * than the horizon from the records that stay (every removal of a value left residue forever).
+ * Residue exists to beat an older copy of its value still travelling, and a partner that has
+ * not synced within maxTimeApart is refused, as for purged tombstones. What residue must still
+ * do afterwards, make a later write of the same key stamp above the residue partners have not
+ * dropped yet, the attribute's floor atom does (residueFloorKey: the highest stamp dropped).
  */
 export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
   const { purgeAfterMs } = dir.replicationConfig();
   const purgeHorizonMs = nowMs - purgeAfterMs;
   let hardened = 0;
+  let residue = 0;
   const doomed: Guid[] = [];
+  const compacted: ObjectRecord[] = [];
   for (const record of dir.store.all()) {
+    const dropped = record.hardened ? null : dropOldResidue(record, purgeHorizonMs);
+    if (dropped !== null) {
+      residue += dropped.count;
+      compacted.push(dropped.record);
+    }
     if (record.existence.stage === "alive") continue;
     if (record.existence.stamp.atMs < purgeHorizonMs) {
       doomed.push(record.id);
@@ -36,14 +53,51 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
       hardened += 1;
     }
   }
+  // Like hardening, an unstamped local compaction: the record keeps its USN (partners drop the
+  // same residue on their own clocks). Records purged or hardened just now are left alone.
+  const doomedIds = new Set(doomed);
+  for (const record of compacted) {
+    if (doomedIds.has(record.id) || dir.get(record.id)?.hardened !== false) continue;
+    dir.write(record);
+  }
   for (const id of doomed.sort()) dir.purge(id);
   dir.refreshSchema();
-  if (hardened + doomed.length > 0) {
-    dir.journal.add(
-      nowMs,
-      "gc",
-      `hardened ${hardened}, purged ${doomed.length}; purge horizon ${msToTimestamp(purgeHorizonMs)}`,
-    );
+  if (hardened + doomed.length + residue > 0) {
+    const what = `hardened ${hardened}, purged ${doomed.length}, residue ${residue}`;
+    dir.journal.add(nowMs, "gc", `${what}; purge horizon ${msToTimestamp(purgeHorizonMs)}`);
   }
-  return { purgeHorizonMs, hardened, purged: doomed.length };
+  return { purgeHorizonMs, hardened, purged: doomed.length, residue };
+}
+
+/**
+ * The record without its residue older than `horizonMs`; each attribute that lost some keeps
+ * (or raises) its floor atom at the highest stamp dropped. Null when nothing is that old.
+ */
+function dropOldResidue(
+  record: ObjectRecord,
+  horizonMs: number,
+): { record: ObjectRecord; count: number } | null {
+  const old = (a: ValueAtom): boolean =>
+    !a.present && a.key !== residueFloorKey && a.stamp.atMs < horizonMs;
+  let count = 0;
+  for (const atoms of record.attrs.values()) for (const a of atoms.values()) if (old(a)) count++;
+  if (count === 0) return null;
+  const attrs = new Map<string, Map<string, ValueAtom>>();
+  for (const [name, atoms] of record.attrs) {
+    const kept = new Map<string, ValueAtom>();
+    let floor: ValueAtom | null = atoms.get(residueFloorKey) ?? null;
+    for (const [key, atom] of atoms) {
+      if (key === residueFloorKey) continue;
+      if (!old(atom)) {
+        kept.set(key, atom);
+        continue;
+      }
+      if (floor === null || compareStamps(atom.stamp, floor.stamp) > 0) {
+        floor = { ...atom, key: residueFloorKey };
+      }
+    }
+    if (floor !== null) kept.set(residueFloorKey, floor);
+    attrs.set(name, kept);
+  }
+  return { record: { ...record, attrs }, count };
 }

@@ -1,6 +1,6 @@
 import type { Stamp } from "../store/stamp";
 import type { ValueAtom } from "../store/record";
-import { atomMapKey } from "../store/record";
+import { atomMapKey, residueFloorKey } from "../store/record";
 import type { NormalizedValue } from "./normalize-values";
 import { sameMeta } from "./normalize-values";
 
@@ -21,6 +21,8 @@ export function replaceValues(
   const atoms = new Map<string, ValueAtom>(previous ?? []);
   let changed = false;
   const kept = new Set<string>();
+  // A key with no atom may have had residue that GC dropped: stamp above the floor it left.
+  const floor = atoms.get(residueFloorKey)?.stamp ?? null;
   for (const value of next) {
     const mapKey = atomMapKey(value.key);
     kept.add(mapKey);
@@ -31,7 +33,7 @@ export function replaceValues(
       present: true,
       value: value.value,
       meta: value.meta,
-      stamp: stamp(old?.stamp ?? null),
+      stamp: stamp(old?.stamp ?? floor),
       ...lifeField,
     });
     changed = true;

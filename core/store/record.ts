@@ -69,6 +69,15 @@ export function lifeOfVersion(version: number): number {
 /** Map key used for a null (single-valued) atom key; no real set-key is empty. */
 export const singleKey = "";
 
+/**
+ * Key of an attribute's residue floor: an absent atom GC leaves when it drops residue older
+ * than the purge horizon, holding the highest stamp it dropped, so that a value written to a
+ * dropped key later still stamps above the residue partners may not have dropped yet. No value
+ * can have this set-key (values are well-formed UTF-16; this key holds a lone surrogate). The
+ * floor is local bookkeeping: never rendered, never acknowledged.
+ */
+export const residueFloorKey = "\uD800floor";
+
 export function atomMapKey(key: string | null): string {
   return key ?? singleKey;
 }

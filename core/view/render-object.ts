@@ -1,7 +1,7 @@
 import { compareCaseless, compareCodePoints } from "../naming";
 import { surfaceOf } from "../schema";
 import type { ObjectRecord, ValueAtom } from "../store/record";
-import { presentValues } from "../store/record";
+import { presentValues, residueFloorKey } from "../store/record";
 import type { Stamp } from "../store/stamp";
 import { msToTimestamp } from "../syntax";
 import { isGhost } from "../ops/gates";
@@ -103,7 +103,10 @@ function renderAttributes(
   const out: AttributePayload[] = [];
   for (const [name, atoms] of record.attrs) {
     const def = view.dir.schema.attribute(name);
-    const sorted = [...atoms.values()].sort((a, b) => compareKeys(a.key, b.key));
+    const sorted = [...atoms.values()]
+      .filter((a) => a.key !== residueFloorKey)
+      .sort((a, b) => compareKeys(a.key, b.key));
+    if (sorted.length === 0) continue;
     const values = sorted
       .filter((a) => a.present)
       .map((a) => renderValue(view, a, def?.syntax === "reference", nowMs, observed));

@@ -1,7 +1,7 @@
 import type { DirectoryNode } from "../../core/node/directory-node";
 import { fold } from "../../core/naming";
-import type { ObjectRecord } from "../../core/store/record";
-import { lifeOf } from "../../core/store/record";
+import type { ObjectRecord, ValueAtom } from "../../core/store/record";
+import { lifeOf, residueFloorKey } from "../../core/store/record";
 import { compareStamps } from "../../core/store/stamp";
 import type { Stamp } from "../../core/store/stamp";
 import { EffectiveView } from "../../core/view/effective-view";
@@ -18,16 +18,58 @@ const st = (s: Stamp): string => `${s.version}/${s.atMs}/${s.origin.slice(0, 8)}
  * node hardened (now, or ever: a disk rollback can bring the unhardened record back) are left
  * out, since the nodes that have not hardened it yet will once their clocks pass the window.
  */
-export function atomDigest(node: DirectoryNode, hardenedSomewhere: ReadonlySet<string> = new Set()): string {
+export function atomDigest(
+  node: DirectoryNode,
+  hardenedSomewhere: ReadonlySet<string> = new Set(),
+  residueHorizonMs: number | null = null,
+): string {
   const lines: string[] = [];
   const ids = [...node.dir.store.ids()].sort();
   for (const id of ids) {
     const r = node.dir.get(id);
     if (r === undefined) continue;
+    // A tombstone older than the latest purge horizon may already be purged elsewhere.
+    const purgeable =
+      residueHorizonMs !== null && r.existence.stage !== "alive" && r.existence.stamp.atMs < residueHorizonMs;
+    if (purgeable) continue;
     const skipAttrs = r.existence.stage === "deleted" && hardenedSomewhere.has(id);
-    lines.push(recordLine(skipAttrs ? { ...r, attrs: new Map() } : r));
+    lines.push(recordLine(skipAttrs ? { ...r, attrs: new Map() } : withoutGcResidue(r, residueHorizonMs)));
   }
   return lines.join("\n");
+}
+
+/**
+ * GC drops absence residue older than its purge horizon, each node on its own clock, and
+ * keeps a local floor atom: floors, and residue older than the latest horizon any node
+ * reached, are left out of the comparison (as are tombstones that old, above: each node
+ * purges them on its own clock too).
+ */
+function withoutGcResidue(r: ObjectRecord, horizonMs: number | null): ObjectRecord {
+  let touched = false;
+  for (const atoms of r.attrs.values()) {
+    if (atoms.has(residueFloorKey)) touched = true;
+    if (horizonMs !== null) for (const a of atoms.values()) if (!a.present && a.stamp.atMs < horizonMs) touched = true;
+  }
+  if (!touched) return r;
+  const attrs = new Map<string, Map<string, ValueAtom>>();
+  for (const [name, atoms] of r.attrs) {
+    const kept = new Map(
+      [...atoms].filter(
+        ([key, a]) => key !== residueFloorKey && (a.present || horizonMs === null || a.stamp.atMs >= horizonMs),
+      ),
+    );
+    if (kept.size > 0) attrs.set(name, kept);
+  }
+  return { ...r, attrs };
+}
+
+function latestPurgeHorizon(nodes: ReadonlyMap<string, DirectoryNode>): number | null {
+  let out: number | null = null;
+  for (const node of nodes.values()) {
+    const h = node.purgeHorizonMs;
+    if (h !== null && (out === null || h > out)) out = h;
+  }
+  return out;
 }
 
 function hardenedTombstones(
@@ -98,11 +140,12 @@ export function convergenceViolations(
   if (first === undefined) return out;
   const [refId, ref] = first;
   const hardened = hardenedTombstones(nodes, hardenedEver);
-  const refAtoms = atomDigest(ref, hardened);
+  const residueHorizon = latestPurgeHorizon(nodes);
+  const refAtoms = atomDigest(ref, hardened, residueHorizon);
   const refSchema = schemaDigest(ref);
   let refView: string | null = null;
   for (const [id, node] of entries.slice(1)) {
-    const atoms = atomDigest(node, hardened);
+    const atoms = atomDigest(node, hardened, residueHorizon);
     if (atoms !== refAtoms) {
       out.push(`atoms of ${id} differ from ${refId}: ${firstDiff(atoms, refAtoms, id, refId)}`);
     } else {
@@ -206,6 +249,9 @@ export function durabilityViolations(
       // (a value atom of an ended life is superseded by the restore that ended it).
       if (ack.life !== undefined && (r.existence.stage !== "alive" || lifeOf(r.existence) > ack.life)) continue;
       const held = heldStamp(r, ack.atom);
+      // GC drops absence residue older than its purge horizon (see collectGarbage).
+      const gcDropped = node.purgeHorizonMs !== null && ack.stamp.atMs < node.purgeHorizonMs;
+      if (held === null && gcDropped && ack.atom.startsWith("attr")) continue;
       if (held === null) {
         if (r.existence.stage === "alive" && !r.hardened)
           out.push(`${simId} lost ${ack.atom} of ${ack.objectId} acked by ${ack.node}`);

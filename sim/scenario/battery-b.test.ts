@@ -14,6 +14,7 @@ const files = [
   "scenarios/member-add-remove.scn",
   "scenarios/rollback-heal.scn",
   "scenarios/max-time-apart.scn",
+  "scenarios/gc-residue-under-crashes.scn",
 ];
 
 describe("scenario battery B: values, rollback, purge horizon", () => {

@@ -36,8 +36,10 @@ export function quickConverged(
   nodes: ReadonlyMap<string, DirectoryNode>,
   hardenedEver: ReadonlySet<string> = new Set(),
 ): boolean {
+  // Equal sizes are a cheap first test, unless GC ran: each node purges on its own clock.
+  const gcRan = [...nodes.values()].some((node) => node.purgeHorizonMs !== null);
   let size = -1;
-  for (const node of nodes.values()) {
+  for (const node of gcRan ? [] : nodes.values()) {
     const n = node.dir.store.size;
     if (size >= 0 && n !== size) return false;
     size = n;
