@@ -7,7 +7,7 @@ import { applyFaultLine, isFaultClass } from "./fault-lines";
 import { parseExpectation, parseStep } from "./parse-lines";
 import { parseCount, parseDurationAt, parseNonNegative } from "./parse-values";
 import type { Expectation, Scenario, SeedRange, Step } from "./scenario";
-import { defaultLivenessMs, defaultRoundsMax } from "./scenario";
+import { scenarioOptionDefaults, type ScenarioOptions } from "./scenario";
 import { ScenarioSyntaxError, tokenizeLine } from "./tokenize";
 import type { Token } from "./tokenize";
 
@@ -31,52 +31,27 @@ const timingKeys: Readonly<Record<string, keyof ReplicationTiming>> = {
   objectsPerBatch: "objectsPerBatch",
 };
 
-interface Draft {
+interface Draft extends ScenarioOptions {
   name: string | null;
   checks: string | null;
-  about: string[];
   nodes: number | null;
   preset: PresetName;
   faults: FaultConfig;
-  faultLines: string[];
   rate: number;
-  mix: OpMix | null;
   safetyMs: number | null;
-  livenessMs: number;
-  roundsMax: number;
-  converge: string[] | null;
-  gcEveryMs: number | null;
-  timing: Partial<Record<keyof ReplicationTiming, number>>;
-  seeds: SeedRange | null;
-  knownBug: string | null;
-  maxEvents: number | null;
-  steps: Step[];
-  expects: Expectation[];
 }
 
 /** Parses a scenario file; throws ScenarioSyntaxError naming the line. */
 export function parseScenario(text: string): Scenario {
   const draft: Draft = {
+    ...scenarioOptionDefaults(),
     name: null,
     checks: null,
-    about: [],
     nodes: null,
     preset: "none",
     faults: presetFaults("none"),
-    faultLines: [],
     rate: 0,
-    mix: null,
     safetyMs: null,
-    livenessMs: defaultLivenessMs,
-    roundsMax: defaultRoundsMax,
-    converge: null,
-    gcEveryMs: null,
-    timing: {},
-    seeds: null,
-    knownBug: null,
-    maxEvents: null,
-    steps: [],
-    expects: [],
   };
   const lines = text.split(/\r?\n/u);
   lines.forEach((source, index) => {

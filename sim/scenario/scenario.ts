@@ -114,6 +114,45 @@ export interface Expectation {
 export const defaultRoundsMax = 3;
 export const defaultLivenessMs = 120_000;
 
+/** The optional directives of a scenario, as a parser fills them in. */
+export interface ScenarioOptions {
+  about: string[];
+  faultLines: string[];
+  mix: OpMix | null;
+  livenessMs: number;
+  roundsMax: number;
+  converge: string[] | null;
+  gcEveryMs: number | null;
+  timing: Partial<Record<keyof ReplicationTiming, number>>;
+  seeds: SeedRange | null;
+  knownBug: string | null;
+  maxEvents: number | null;
+  steps: Step[];
+  expects: Expectation[];
+}
+
+/**
+ * The optional directives at their defaults, fresh on every call (a parser fills the arrays
+ * in place). Shared by the file parser and the preset and swarm scenarios.
+ */
+export function scenarioOptionDefaults(): ScenarioOptions {
+  return {
+    about: [],
+    faultLines: [],
+    mix: null,
+    livenessMs: defaultLivenessMs,
+    roundsMax: defaultRoundsMax,
+    converge: null,
+    gcEveryMs: null,
+    timing: {},
+    seeds: null,
+    knownBug: null,
+    maxEvents: null,
+    steps: [],
+    expects: [],
+  };
+}
+
 /**
  * The default event budget: about fifty times what a healthy run of this size needs (pull
  * traffic grows with nodes squared, hints with writes times nodes), so a livelock fails the

@@ -5,7 +5,7 @@ import type { FaultConfig, PresetName } from "../faults";
 import { presetFaults, swarmFaults } from "../faults";
 import { Prng } from "../prng";
 import type { Scenario } from "./scenario";
-import { defaultLivenessMs, defaultRoundsMax } from "./scenario";
+import { scenarioOptionDefaults } from "./scenario";
 
 /**
  * Scenarios without a file. A preset run: the given preset at fixed size. A swarm seed (VOPR):
@@ -21,25 +21,11 @@ export interface PresetRun {
   readonly safetyMs: number;
 }
 
-const empty = {
-  about: [],
-  faultLines: [],
-  mix: null,
-  livenessMs: defaultLivenessMs,
-  roundsMax: defaultRoundsMax,
-  converge: null,
-  gcEveryMs: null,
-  timing: {},
-  seeds: null,
-  knownBug: null,
-  maxEvents: null,
-  steps: [],
-  expects: [],
-} as const;
+
 
 export function presetScenario(p: PresetRun): Scenario {
   return {
-    ...empty,
+    ...scenarioOptionDefaults(),
     name: `preset-${p.preset}`,
     checks: `DESIGN "Oracles" 1-7 under the ${p.preset} preset`,
     nodes: p.nodes,
@@ -66,7 +52,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   mix.create = Math.max(mix.create ?? 0, 5);
   const safetyMs = prng.int(3, 12) * 10_000;
   return {
-    ...empty,
+    ...scenarioOptionDefaults(),
     name: base === null ? `swarm-${seed}` : `swarm-${base}-${seed}`,
     checks: `DESIGN "Oracles" 1-7 on a swarm seed (STYLE 19)`,
     about: [`Swarm seed ${seed}: knobs derived from the seed (sim/scenario/swarm.ts).`],
