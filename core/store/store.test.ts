@@ -188,18 +188,7 @@ describe("UsnIndex", () => {
         (ops, after, limit) => {
           const index = new UsnIndex();
           const current = new Map<string, number>();
-          let usn = 0;
-          for (const [n, del] of ops) {
-            const id = `id${n}`;
-            const previous = current.get(id) ?? null;
-            if (del && previous !== null) {
-              index.delete(previous);
-              current.delete(id);
-            } else {
-              index.set(id, ++usn, previous);
-              current.set(id, usn);
-            }
-          }
+          applyOps(index, current, ops, 0);
           const expected = [...current.entries()]
             .map(([id, u]) => ({ id, usn: u }))
             .sort((a, b) => a.usn - b.usn)
@@ -222,18 +211,7 @@ describe("UsnIndex", () => {
           const current = new Map(bootUsns.map((u, i) => [`id${i}`, u]));
           const records = [...current].map(([id, usnChanged]) => ({ id, usnChanged }));
           const index = UsnIndex.of(records.length, records);
-          let usn = 5000;
-          for (const [n, del] of ops) {
-            const id = `id${n}`;
-            const previous = current.get(id) ?? null;
-            if (del && previous !== null) {
-              index.delete(previous);
-              current.delete(id);
-            } else {
-              index.set(id, ++usn, previous);
-              current.set(id, usn);
-            }
-          }
+          applyOps(index, current, ops, 5000);
           const expected = [...current.entries()]
             .map(([id, u]) => ({ id, usn: u }))
             .sort((a, b) => a.usn - b.usn);
@@ -263,3 +241,27 @@ describe("UsnIndex", () => {
     expect(index.after(3, 10).map((e) => e.id)).toEqual(["r5", "r9"]);
   });
 });
+
+/**
+ * Applies (record number, delete?) ops to the index and to a plain id -> usn oracle, writing
+ * with USNs above `usnBefore`; a delete of an absent record writes it instead.
+ */
+function applyOps(
+  index: UsnIndex,
+  current: Map<string, number>,
+  ops: ReadonlyArray<readonly [number, boolean]>,
+  usnBefore: number,
+): void {
+  let usn = usnBefore;
+  for (const [n, del] of ops) {
+    const id = `id${n}`;
+    const previous = current.get(id) ?? null;
+    if (del && previous !== null) {
+      index.delete(previous);
+      current.delete(id);
+    } else {
+      index.set(id, ++usn, previous);
+      current.set(id, usn);
+    }
+  }
+}
