@@ -39,6 +39,23 @@ export function fileSystemContract(makeFs: () => FileSystem): void {
     expect(text(fs.read("meta"))).toBe("short");
   });
 
+  it("writeAt overwrites in place and extends at the end; a missing file throws", () => {
+    const fs = makeFs();
+    fs.write("wal/g.log", new Uint8Array(6));
+    fs.writeAt("wal/g.log", 1, bytes("ab"));
+    expect([...(fs.read("wal/g.log") ?? [])]).toEqual([0, 97, 98, 0, 0, 0]);
+    fs.writeAt("wal/g.log", 5, bytes("cd"));
+    expect([...(fs.read("wal/g.log") ?? [])]).toEqual([0, 97, 98, 0, 0, 99, 100]);
+    fs.writeAt("wal/g.log", 7, bytes("e"));
+    expect(fs.size("wal/g.log")).toBe(8);
+    fs.sync("wal/g.log");
+    fs.append("wal/g.log", bytes("f"));
+    fs.writeAt("wal/g.log", 0, bytes("z"));
+    expect(text(fs.read("wal/g.log"))?.slice(0, 1)).toBe("z");
+    expect(fs.size("wal/g.log")).toBe(9);
+    expect(() => fs.writeAt("wal/none", 0, bytes("x"))).toThrow();
+  });
+
   it("list gives names directly inside a dir, sorted by code unit; [] when absent", () => {
     const fs = makeFs();
     for (const name of ["b", "a", "B", "sub/x", "sub/y/z", "é"]) {

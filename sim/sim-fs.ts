@@ -7,6 +7,7 @@ export type FsOp =
   | "list"
   | "read"
   | "append"
+  | "writeAt"
   | "write"
   | "sync"
   | "syncDir"
@@ -37,6 +38,9 @@ export interface SimFsImage {
 export interface SimFsStats {
   appends: number;
   appendedBytes: number;
+  /** Positional writes (writeAt) and their bytes. */
+  writesAt: number;
+  writtenAtBytes: number;
   writes: number;
   syncs: number;
   dirSyncs: number;
@@ -53,7 +57,7 @@ export interface SimFsOptions {
 }
 
 export interface CrashOptions {
-  /** Keep a random prefix of the last-appended file's unsynced tail (a torn write). */
+  /** Keep a random prefix of the last-written file's unsynced writes (a torn write). */
   readonly tornTail: boolean;
 }
 
@@ -67,15 +71,30 @@ export interface CrashReport {
 }
 
 /**
- * File data. Invariant while `durableCopy` is null: buf[0, durableLen) is exactly the durable
- * content, so syncing an append-only file never copies it (the WAL appends and syncs often).
- * The first change below durableLen snapshots the durable bytes into `durableCopy`.
+ * One change to a file since its last sync, undoable: before it, the file was `oldLen` bytes
+ * long and [offset, offset + old.length) held `old` (only what it overwrote of the old content
+ * is kept, so an append or a write into unsynced space copies nothing). It wrote `written`
+ * bytes from `offset` on. `tearable` changes (append, writeAt) are writes a crash may keep a
+ * prefix of; a whole rewrite or a truncate is not (a crash keeps all or none of the metadata).
+ */
+interface Change {
+  readonly offset: number;
+  readonly old: Uint8Array;
+  readonly oldLen: number;
+  written: number;
+  readonly tearable: boolean;
+}
+
+/**
+ * File data: the current bytes buf[0, len), and the changes since the last sync, oldest first.
+ * Undoing them newest first gives the durable content, so a sync copies nothing (the WAL writes
+ * and syncs often) and the WAL's in-place writes into zero-filled space save only the zeros
+ * they cover.
  */
 interface Inode {
   buf: Uint8Array;
   len: number;
-  durableLen: number;
-  durableCopy: Uint8Array | null;
+  changes: Change[];
 }
 
 /**
@@ -87,8 +106,9 @@ interface Inode {
  * while a file lies under them and need no mkdir, but (with strictDirs) a new directory's own
  * entry needs syncDir of its parent, like any name. `crash` reverts every file to its synced bytes,
  * keeps or loses each directory's unsynced entry changes as a whole (a journaling file system
- * commits a directory's metadata together), and may keep a random prefix of the unsynced
- * appended tail of the last-appended file: a torn write that can end inside a record.
+ * commits a directory's metadata together), and may keep a random prefix (in write order) of
+ * the unsynced appends and positional writes of the last-written file: a torn write that can
+ * end inside a record, in place or at the end.
  * Errors follow POSIX and adapters/storage/node-fs.ts: ENOENT for a missing file in sync,
  * truncate and rename; remove is `rm -rf` (absent is fine, a directory goes with its content).
  */
@@ -96,6 +116,8 @@ export class SimFs implements FileSystem {
   readonly stats: SimFsStats = {
     appends: 0,
     appendedBytes: 0,
+    writesAt: 0,
+    writtenAtBytes: 0,
     writes: 0,
     syncs: 0,
     dirSyncs: 0,
@@ -105,7 +127,7 @@ export class SimFs implements FileSystem {
   private durableNames = new Map<string, Inode>();
   /** Non-root directories whose entry in their parent is durable (strict mode). */
   private durableDirs = new Set<string>();
-  private lastAppended: Inode | null = null;
+  private lastWritten: Inode | null = null;
   private readonly failures = new Map<FsOp, number>();
 
   constructor(private readonly options: SimFsOptions = { strictDirs: true }) {}
@@ -143,18 +165,28 @@ export class SimFs implements FileSystem {
   append(path: string, bytes: Uint8Array): void {
     this.maybeFail("append", path);
     const inode = this.openOrCreate("append", normPath(path));
-    ensureCapacity(inode, inode.len + bytes.length);
-    inode.buf.set(bytes, inode.len);
-    inode.len += bytes.length;
-    this.lastAppended = inode;
+    writeBytes(inode, inode.len, bytes);
+    this.lastWritten = inode;
     this.stats.appends++;
     this.stats.appendedBytes += bytes.length;
+  }
+
+  writeAt(path: string, offset: number, bytes: Uint8Array): void {
+    this.maybeFail("writeAt", path);
+    const inode = this.mustGet("writeAt", path);
+    assert(Number.isSafeInteger(offset) && offset >= 0, "writeAt offset >= 0");
+    assert(offset <= inode.len, "writeAt leaves no hole");
+    writeBytes(inode, offset, bytes);
+    this.lastWritten = inode;
+    this.stats.writesAt++;
+    this.stats.writtenAtBytes += bytes.length;
   }
 
   write(path: string, bytes: Uint8Array): void {
     this.maybeFail("write", path);
     const inode = this.openOrCreate("write", normPath(path));
-    preserveDurable(inode, 0);
+    const old = inode.buf.slice(0, inode.len);
+    inode.changes.push({ offset: 0, old, oldLen: inode.len, written: bytes.length, tearable: false });
     inode.buf = bytes.slice();
     inode.len = bytes.length;
     this.stats.writes++;
@@ -163,8 +195,7 @@ export class SimFs implements FileSystem {
   sync(path: string): void {
     this.maybeFail("sync", path);
     const inode = this.mustGet("sync", path);
-    inode.durableLen = inode.len;
-    inode.durableCopy = null;
+    inode.changes = [];
     this.stats.syncs++;
   }
 
@@ -178,9 +209,11 @@ export class SimFs implements FileSystem {
     this.maybeFail("truncate", path);
     assert(Number.isSafeInteger(length) && length >= 0, "truncate length >= 0");
     const inode = this.mustGet("truncate", path);
-    if (length < inode.len) {
-      preserveDurable(inode, length);
-    } else {
+    const old = inode.buf.slice(Math.min(length, inode.len), inode.len);
+    const offset = Math.min(length, inode.len);
+    const written = Math.max(0, length - inode.len);
+    inode.changes.push({ offset, old, oldLen: inode.len, written, tearable: false });
+    if (length > inode.len) {
       ensureCapacity(inode, length);
       inode.buf.fill(0, inode.len, length);
     }
@@ -221,16 +254,15 @@ export class SimFs implements FileSystem {
    */
   crash(prng: Prng, options: CrashOptions = { tornTail: true }): CrashReport {
     const { keptDirs, lostDirs } = this.crashNames(prng);
-    const tornInode = options.tornTail ? this.lastAppended : null;
+    const tornInode = options.tornTail ? this.lastWritten : null;
     let torn: CrashReport["torn"] = null;
     for (const [path, inode] of sortedEntries(this.names)) {
-      const keep = inode === tornInode && inode.durableCopy === null
-        ? prng.int(0, inode.len - inode.durableLen)
-        : 0;
+      const tearable = inode === tornInode ? tearableBytes(inode) : null;
+      const keep = tearable === null ? 0 : prng.int(0, tearable);
       if (keep > 0) torn = { path, keptBytes: keep };
       revertInode(inode, keep);
     }
-    this.lastAppended = null;
+    this.lastWritten = null;
     this.failures.clear();
     this.stats.crashes++;
     return { keptDirs, lostDirs, torn };
@@ -250,11 +282,11 @@ export class SimFs implements FileSystem {
     this.names = new Map();
     for (const [path, bytes] of image.files) {
       const buf = bytes.slice();
-      this.names.set(path, { buf, len: buf.length, durableLen: buf.length, durableCopy: null });
+      this.names.set(path, { buf, len: buf.length, changes: [] });
     }
     this.durableNames = new Map(this.names);
     this.durableDirs = this.liveDirs();
-    this.lastAppended = null;
+    this.lastWritten = null;
     this.failures.clear();
   }
 
@@ -341,7 +373,7 @@ export class SimFs implements FileSystem {
     const existing = this.names.get(path);
     if (existing !== undefined) return existing;
     this.checkCreatable(op, path);
-    const inode: Inode = { buf: new Uint8Array(64), len: 0, durableLen: 0, durableCopy: null };
+    const inode: Inode = { buf: new Uint8Array(64), len: 0, changes: [] };
     this.names.set(path, inode);
     return inode;
   }
@@ -372,29 +404,79 @@ export class SimFs implements FileSystem {
   }
 }
 
-/** Before bytes at or above `from` change, snapshot the durable bytes they may overlap. */
-function preserveDurable(inode: Inode, from: number): void {
-  if (inode.durableCopy === null && from < inode.durableLen) {
-    inode.durableCopy = inode.buf.slice(0, inode.durableLen);
+/**
+ * Writes bytes at `offset` (at most the length), recording the change. Consecutive writes that
+ * each extend the file where the previous one ended (appends) share one change record.
+ */
+function writeBytes(inode: Inode, offset: number, bytes: Uint8Array): void {
+  if (bytes.length === 0) return;
+  const end = offset + bytes.length;
+  const last = inode.changes.at(-1);
+  if (
+    last !== undefined && last.tearable && last.old.length === 0 &&
+    offset === inode.len && last.offset + last.written === offset
+  ) {
+    last.written += bytes.length;
+  } else {
+    const old = inode.buf.slice(offset, Math.min(end, inode.len));
+    inode.changes.push({ offset, old, oldLen: inode.len, written: bytes.length, tearable: true });
   }
+  ensureCapacity(inode, end);
+  inode.buf.set(bytes, offset);
+  inode.len = Math.max(inode.len, end);
+}
+
+/** Bytes a torn write may keep a prefix of, or null when a change since the sync is not a write. */
+function tearableBytes(inode: Inode): number | null {
+  let total = 0;
+  for (const change of inode.changes) {
+    if (!change.tearable) return null;
+    total += change.written;
+  }
+  return total;
 }
 
 function durableBytes(inode: Inode): Uint8Array {
-  return inode.durableCopy ?? inode.buf.subarray(0, inode.durableLen);
+  const first = inode.changes[0];
+  if (first === undefined) return inode.buf.subarray(0, inode.len);
+  // Only extensions since the sync: the durable content is a prefix, no copy needed.
+  if (inode.changes.every((c) => c.old.length === 0 && c.offset >= c.oldLen)) {
+    return inode.buf.subarray(0, first.oldLen);
+  }
+  const copy: Inode = { buf: inode.buf.slice(0, inode.len), len: inode.len, changes: inode.changes };
+  undoChanges(copy, 0);
+  return copy.buf.subarray(0, copy.len);
 }
 
-/** Power loss for one file: back to its durable bytes plus `keepTail` unsynced bytes. */
-function revertInode(inode: Inode, keepTail: number): void {
-  if (inode.durableCopy !== null) {
-    assert(keepTail === 0, "a rewritten file has no append-only tail to tear");
-    inode.buf = inode.durableCopy;
-    inode.len = inode.durableCopy.length;
-  } else {
-    assert(keepTail <= inode.len - inode.durableLen, "a torn tail is a prefix of the tail");
-    inode.len = inode.durableLen + keepTail;
+/** Power loss for one file: back to its durable bytes plus the first `keep` bytes written since. */
+function revertInode(inode: Inode, keep: number): void {
+  undoChanges(inode, keep);
+  inode.changes = [];
+}
+
+/**
+ * Undoes the changes newest first, except the first `keep` bytes they wrote (in write order):
+ * a change wholly inside that prefix stays, the one it ends in is undone after its kept part.
+ */
+function undoChanges(inode: Inode, keep: number): void {
+  assert(keep === 0 || tearableBytes(inode) !== null, "only writes tear");
+  let before = 0;
+  const keptOf = inode.changes.map((change) => {
+    const kept = Math.max(0, Math.min(change.written, keep - before));
+    before += change.written;
+    return kept;
+  });
+  assert(keep <= before, "a torn prefix lies inside what was written");
+  for (let i = inode.changes.length - 1; i >= 0; i--) {
+    const change = inode.changes[i];
+    const kept = keptOf[i];
+    assert(change !== undefined && kept !== undefined, "index in range");
+    // Kept whole (a truncate writes nothing, so it is never kept: keep is 0 when one happened).
+    if (kept === change.written && kept > 0) continue;
+    ensureCapacity(inode, change.oldLen);
+    if (kept < change.old.length) inode.buf.set(change.old.subarray(kept), change.offset + kept);
+    inode.len = Math.max(change.oldLen, change.offset + kept);
   }
-  inode.durableCopy = null;
-  inode.durableLen = inode.len;
 }
 
 function ensureCapacity(inode: Inode, needed: number): void {

@@ -3,16 +3,22 @@
  * blocks on fdatasync while new requests queue behind it, so the next turn naturally batches
  * them into one sync (group commit, and a lone write never waits for a timer).
  *
- * Each appended file keeps one fd open (O_APPEND), so an append is one write(2) and a sync is
- * one fdatasync(2) on the same fd. Directory syncs open the directory read-only and fsync it.
+ * Each appended or written-at file keeps one fd open, so a write is one write(2)/pwrite(2) and a
+ * sync is one fdatasync(2) on the same fd. Appends use an O_APPEND fd; positional writes need
+ * one without O_APPEND (Linux pwrite on an O_APPEND fd appends whatever the position), so a
+ * file switching between the two is reopened. Directory syncs open the directory read-only and
+ * fsync it.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { assert } from "../../core/assert";
 import type { FileSystem } from "../../core/wal/fs-port";
 
+/** How a kept-open fd was opened: "a" appends (O_APPEND), "r+" writes at positions. */
+type FdMode = "a" | "r+";
+
 export class NodeFileSystem implements FileSystem {
-  private readonly fds = new Map<string, number>();
+  private readonly fds = new Map<string, { readonly fd: number; readonly mode: FdMode }>();
 
   constructor(readonly root: string) {
     fs.mkdirSync(root, { recursive: true });
@@ -43,12 +49,23 @@ export class NodeFileSystem implements FileSystem {
   }
 
   append(file: string, bytes: Uint8Array): void {
-    const fd = this.appendFd(file);
+    const fd = this.keptFd(file, "a");
     // writeSync may write less than asked; loop until done (bounded: each pass writes >= 1 byte).
     let written = 0;
     for (let passes = 0; written < bytes.length; passes++) {
       assert(passes <= bytes.length, "write makes progress");
       written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    }
+  }
+
+  writeAt(file: string, offset: number, bytes: Uint8Array): void {
+    assert(Number.isSafeInteger(offset) && offset >= 0, `bad offset ${offset}`);
+    const fd = this.keptFd(file, "r+");
+    let written = 0;
+    for (let passes = 0; written < bytes.length; passes++) {
+      assert(passes <= bytes.length, "write makes progress");
+      const length = bytes.length - written;
+      written += fs.writeSync(fd, bytes, written, length, offset + written);
     }
   }
 
@@ -62,7 +79,7 @@ export class NodeFileSystem implements FileSystem {
   sync(file: string): void {
     const open = this.fds.get(file);
     if (open !== undefined) {
-      fs.fdatasyncSync(open);
+      fs.fdatasyncSync(open.fd);
       return;
     }
     const fd = fs.openSync(this.resolve(file), "r+");
@@ -84,7 +101,7 @@ export class NodeFileSystem implements FileSystem {
 
   truncate(file: string, length: number): void {
     const open = this.fds.get(file);
-    if (open !== undefined) fs.ftruncateSync(open, length);
+    if (open !== undefined) fs.ftruncateSync(open.fd, length);
     else fs.truncateSync(this.resolve(file), length);
   }
 
@@ -116,21 +133,26 @@ export class NodeFileSystem implements FileSystem {
     for (const file of [...this.fds.keys()]) this.close(file);
   }
 
-  private appendFd(file: string): number {
+  /**
+   * The kept-open fd of `file` in `mode`, reopening it if it is open in the other one. "a"
+   * creates the file (and its directory); "r+" requires it to exist (ENOENT otherwise).
+   */
+  private keptFd(file: string, mode: FdMode): number {
     const open = this.fds.get(file);
-    if (open !== undefined) return open;
+    if (open !== undefined && open.mode === mode) return open.fd;
+    this.close(file);
     const absolute = this.resolve(file);
-    fs.mkdirSync(path.dirname(absolute), { recursive: true });
-    const fd = fs.openSync(absolute, "a");
-    this.fds.set(file, fd);
+    if (mode === "a") fs.mkdirSync(path.dirname(absolute), { recursive: true });
+    const fd = fs.openSync(absolute, mode);
+    this.fds.set(file, { fd, mode });
     return fd;
   }
 
   private close(file: string): void {
-    const fd = this.fds.get(file);
-    if (fd === undefined) return;
+    const open = this.fds.get(file);
+    if (open === undefined) return;
     this.fds.delete(file);
-    fs.closeSync(fd);
+    fs.closeSync(open.fd);
   }
 }
 

@@ -4,8 +4,9 @@
  * memory with an fsync barrier, crash loss of unsynced bytes, torn writes and image rollback.
  * Paths are '/'-separated and relative to the port's root.
  *
- * Durability contract: bytes appended to a file are durable only after `sync(path)` returns;
- * a created/removed/renamed name is durable only after `syncDir(dir)` returns.
+ * Durability contract: bytes appended or written to a file are durable only after `sync(path)`
+ * returns; a created/removed/renamed name is durable only after `syncDir(dir)` returns. Until
+ * then a crash may keep any prefix of the writes since the last sync (a torn write).
  */
 export interface FileSystem {
   /** Names (not paths) directly inside `dir`, sorted ascending; [] when `dir` is absent. */
@@ -14,6 +15,13 @@ export interface FileSystem {
   read(path: string): Uint8Array | null;
   /** Appends bytes, creating the file (and missing parent dirs) if needed. */
   append(path: string, bytes: Uint8Array): void;
+  /**
+   * Writes bytes at `offset` of an existing file, over what is there, extending the file when the
+   * write passes its end. `offset` is at most the file's size (no holes). Not durable until sync.
+   * The write-ahead log writes its records into zero-filled, preallocated space this way, so that
+   * an fdatasync carries data only, not a new file size (see core/wal/wal-log.ts).
+   */
+  writeAt(path: string, offset: number, bytes: Uint8Array): void;
   /** Replaces the whole content (creates if needed). Not durable until sync. */
   write(path: string, bytes: Uint8Array): void;
   /** fdatasync of one file. */

@@ -38,6 +38,16 @@ export class MemoryFileSystem implements FileSystem {
     this.files.set(path, next);
   }
 
+  writeAt(path: string, offset: number, bytes: Uint8Array): void {
+    const old = this.files.get(path);
+    assert(old !== undefined, `writeAt of a missing file ${path}`);
+    assert(Number.isSafeInteger(offset) && offset >= 0 && offset <= old.length, "no holes");
+    const next = new Uint8Array(Math.max(old.length, offset + bytes.length));
+    next.set(old, 0);
+    next.set(bytes, offset);
+    this.files.set(path, next);
+  }
+
   write(path: string, bytes: Uint8Array): void {
     this.files.set(path, bytes.slice());
   }
