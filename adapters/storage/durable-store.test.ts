@@ -1,15 +1,18 @@
 /**
  * Goal: DurableStore keeps its contract on a real disk: what commit() returned from is there
  * after reopening; rotate + background rebuild + reopen boots from the LevelDB snapshot plus the
- * log tail; garbage after the last record (a torn append) is cut at boot; an I/O error kills
- * writes with StorageDeadError. Method: real temporary directories under os.tmpdir(), removed
+ * log tail; garbage after the last record (a torn write) is cut at boot, zeros after it (the
+ * preallocated space) are not; a data directory written before preallocation boots; sizes in
+ * the view are logical; an I/O error kills writes with StorageDeadError. Method: real temporary directories under os.tmpdir(), removed
  * after each test; reopen in the same process after close().
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { encodeRecord } from "../../core/wal/record-codec";
 import { StorageDeadError } from "../../core/wal/storage-errors";
+import { walLimits } from "../../core/wal/wal-limits";
 import { DirectoryLockedError } from "./directory-lock";
 import { DurableStore } from "./durable-store";
 
@@ -35,6 +38,7 @@ describe("DurableStore", () => {
     expect(boot).toMatchObject({ generation: 1, snapshotGeneration: 0, recordsReplayed: 0 });
     expect(store.view().marks).toEqual({
       generation: 1, durableBytes: 0, appendedBytes: 0, durableSeq: 0, appendedSeq: 0,
+      allocatedBytes: walLimits.preallocateBytesMin,
     });
     await store.close();
   });
@@ -120,7 +124,24 @@ describe("DurableStore", () => {
     await store.close();
   });
 
-  it("cuts a torn tail at the last valid record", async () => {
+  it("reports logical sizes: the active log's records, its file size as allocatedBytes", async () => {
+    const dir = tempDir();
+    const { store } = await DurableStore.open(dir);
+    store.commit([put("o/a", "1"), put("o/b", "2")]);
+    const { marks, files } = store.view();
+    const log = path.join(dir, "wal", "gen-000001.log");
+    expect(files).toEqual([
+      { path: "wal/gen-000001.log", kind: "wal", generation: 1, bytes: marks.appendedBytes, active: true },
+    ]);
+    expect(fs.statSync(log).size).toBe(marks.allocatedBytes);
+    expect(marks.allocatedBytes).toBeGreaterThan(marks.appendedBytes);
+    store.rotate();
+    await store.whenRebuildIdle();
+    expect(store.view().files.find((f) => f.path === "wal/gen-000002.log")?.bytes).toBe(0);
+    await store.close();
+  });
+
+  it("cuts a torn tail at the last valid record by zeroing it", async () => {
     const dir = tempDir();
     const first = await DurableStore.open(dir);
     first.store.commit([put("o/a", "1")]);
@@ -128,10 +149,13 @@ describe("DurableStore", () => {
     const durable = first.store.view().marks.durableBytes;
     await first.store.close();
     const log = path.join(dir, "wal", "gen-000001.log");
-    fs.appendFileSync(log, Buffer.from([0x30, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7]));
+    const fd = fs.openSync(log, "r+");
+    fs.writeSync(fd, Buffer.from([0x30, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7]), 0, 11, durable);
+    fs.closeSync(fd);
     const second = await DurableStore.open(dir);
     expect(second.boot.tornBytesCut).toBe(11);
-    expect(fs.statSync(log).size).toBe(durable);
+    expect(fs.statSync(log).size).toBe(walLimits.preallocateBytesMin);
+    expect(fs.readFileSync(log).subarray(durable).every((b) => b === 0)).toBe(true);
     expect([...second.entries].sort()).toEqual([["o/a", "1"], ["o/b", "2"]]);
     second.store.commit([put("o/c", "3")]);
     await second.store.close();
@@ -139,6 +163,28 @@ describe("DurableStore", () => {
     expect(third.entries.get("o/c")).toBe("3");
     expect(third.boot.tornBytesCut).toBe(0);
     await third.store.close();
+  });
+
+  it("boots a data directory written by appending (no preallocated space), torn tail cut", async () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, "wal"));
+    const one = encodeRecord(1, put("o/a", "1"));
+    const two = encodeRecord(2, put("o/b", "2"));
+    const torn = encodeRecord(3, put("o/c", "3")).subarray(0, 12);
+    fs.writeFileSync(path.join(dir, "wal", "gen-000001.log"), one);
+    const log = path.join(dir, "wal", "gen-000002.log");
+    fs.writeFileSync(log, Buffer.concat([two, torn]));
+    const first = await DurableStore.open(dir);
+    expect([...first.entries].sort()).toEqual([["o/a", "1"], ["o/b", "2"]]);
+    expect(first.boot).toMatchObject({ generation: 2, recordsReplayed: 2 });
+    expect(first.boot.tornBytesCut).toBeGreaterThan(0);
+    first.store.commit([put("o/d", "4")]);
+    expect(first.store.view().files.map((f) => f.bytes)).toEqual([one.length, first.store.view().marks.appendedBytes]);
+    await first.store.close();
+    const second = await DurableStore.open(dir);
+    expect(second.boot.tornBytesCut).toBe(0);
+    expect([...second.entries].sort()).toEqual([["o/a", "1"], ["o/b", "2"], ["o/d", "4"]]);
+    await second.store.close();
   });
 
   it("marks itself dead on an I/O error and refuses later writes", async () => {

@@ -210,7 +210,7 @@ export class DurableStore {
 
   view(): StorageView {
     return {
-      files: listStorageFiles(this.fs, this.wal.marks().generation),
+      files: listStorageFiles(this.fs, this.wal.marks()),
       marks: this.wal.marks(),
       snapshotGeneration: this.snapshot?.generation ?? 0,
       rotateBytes: this.rotateBytes,

@@ -1,21 +1,25 @@
 /**
  * The files a store has on disk, for GET /api/storage. Listed from the directories rather than
- * from bookkeeping, so a leftover that an erase failed to remove still shows.
+ * from bookkeeping, so a leftover that an erase failed to remove still shows. Sizes are logical:
+ * the active log's file is preallocated (zeros after its records, core/wal/wal-log.ts), so its
+ * size is its records' bytes (the marks' appendedBytes); the file's size is the marks'
+ * allocatedBytes. Other files hold no preallocated space.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { generationOfName, snapDir, walDir } from "../../core/wal/generation-names";
 import type { StorageFileView } from "../../core/wal/storage-view";
+import type { DurabilityMarks } from "../../core/wal/wal-log";
 import type { NodeFileSystem } from "./node-fs";
 
 /** Files in the flat LevelDB directory are summed; deeper nesting is not expected. */
-export function listStorageFiles(nfs: NodeFileSystem, activeGeneration: number): StorageFileView[] {
+export function listStorageFiles(nfs: NodeFileSystem, marks: DurabilityMarks): StorageFileView[] {
   const out: StorageFileView[] = [];
   for (const name of nfs.list(walDir)) {
     const generation = generationOfName(name);
     if (generation === null) continue;
-    const bytes = nfs.size(`${walDir}/${name}`) ?? 0;
-    const active = generation === activeGeneration;
+    const active = generation === marks.generation;
+    const bytes = active ? marks.appendedBytes : (nfs.size(`${walDir}/${name}`) ?? 0);
     out.push({ path: `${walDir}/${name}`, kind: "wal", generation, bytes, active });
   }
   for (const name of nfs.list(snapDir)) {

@@ -13,6 +13,20 @@ export const walLimits = {
   keyBytesMax: 64 * 1024,
   /** Active log size past which the store rotates to the next generation on its own. */
   rotateBytesDefault: 64 * 1024 * 1024,
+  /**
+   * Zero-filled bytes a new log generation starts with, and the least a log grows by. A log
+   * writes its records into space already allocated and zeroed, so the fdatasync of a commit
+   * carries data only; the fdatasync after an extension also commits the new file size.
+   */
+  preallocateBytesMin: 64 * 1024,
+  /**
+   * The most a log grows by at once. Growth doubles the allocation up to this step, so a small
+   * log (the simulator's, a fresh daemon's) stays small and a busy one extends about every
+   * 4,000 one-kilobyte records; an extension costs one write of this many zeros and its sync.
+   */
+  preallocateBytesMax: 4 * 1024 * 1024,
+  /** Allocation granularity of the log (the file system's block size). */
+  preallocateAlignBytes: 4096,
   /** Records decoded per step by an incremental scan, so a caller can yield between steps. */
   scanStepRecords: 4096,
   /** Bytes decoded per step at most (a step of huge records would stall an event loop). */

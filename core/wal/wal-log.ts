@@ -1,19 +1,38 @@
 /**
- * The write-ahead log: one append-only file per generation (wal/gen-N.log), checksummed records
- * with consecutive sequence numbers across generations.
+ * The write-ahead log: one file per generation (wal/gen-N.log), checksummed records with
+ * consecutive sequence numbers across generations.
  *
  * Durability: `append` only writes; `sync` makes every append since the previous sync durable
  * with one fdatasync (group commit: the caller appends a whole turn's batches, then syncs once).
  * `rotate` seals the active generation (synced, never written again) and opens the next one.
  * A sealed generation is always complete, because it was synced before its successor existed;
  * so only the newest generation can carry a torn tail, which `open` cuts.
+ *
+ * Preallocation: the active generation's file is zero-filled ahead of its records (log-space.ts)
+ * and records are written in place at the logical end, so a commit's fdatasync carries data
+ * only: appending to a growing file made every fdatasync also commit the inode's new size (an
+ * ext4 journal commit), ~1.5x the cost. The file grows in zero-filled steps, each made durable
+ * by the next sync. Consequences:
+ * - At open, zeros after the last valid record are a clean end (not torn). Non-zero bytes
+ *   there are a torn write: they are overwritten with zeros and synced before anything new is
+ *   written, because an intact record from before the crash could otherwise sit exactly where
+ *   a new, shorter record ends and be replayed after it.
+ * - Rotation truncates the sealed generation to its records (and syncs that) before the next
+ *   one exists, so a sealed generation holds records only, like one written by appending; the
+ *   rebuild's readers and the erasure see exactly its records.
+ * - Every size this log reports (marks, sealed generations) is logical: bytes of records.
+ *   `allocatedBytes` is the active file's size, zeros included.
+ * - Logs written by appending (before preallocation) open the same way: their file ends at
+ *   their last record, and the first append extends them.
  */
 import { assert } from "../assert";
 import type { FileSystem } from "./fs-port";
 import { parseGeneration, walDir, walPath } from "./generation-names";
 import type { KvBatch } from "./kv-batch";
+import { nextAllocation, tornEnd, zeroFill } from "./log-space";
 import { decodeRecordAt, encodeRecord, scanLog, type LogRecord } from "./record-codec";
 import { StorageCorruptError } from "./storage-errors";
+import { walLimits } from "./wal-limits";
 
 export interface DurabilityMarks {
   /** The active generation. */
@@ -24,10 +43,13 @@ export interface DurabilityMarks {
   /** Sequence numbers over all generations; 0 means none yet. */
   readonly durableSeq: number;
   readonly appendedSeq: number;
+  /** Size of the active log file: its records, then zero-filled preallocated space. */
+  readonly allocatedBytes: number;
 }
 
 export interface SealedGeneration {
   readonly generation: number;
+  /** Bytes of records (a sealed file holds nothing else). */
   readonly bytes: number;
   /** Last sequence number the generation holds (its predecessor's when it holds none). */
   readonly lastSeq: number;
@@ -43,6 +65,7 @@ export interface WalOpenResult {
   readonly wal: WriteAheadLog;
   /** Records of every generation newer than the snapshot, in sequence order. */
   readonly records: LogRecord[];
+  /** Non-zero bytes after the newest generation's last valid record, zeroed (0: clean end). */
   readonly tornBytes: number;
   /** Log files at or below the snapshot generation: superseded leftovers of a crash. */
   readonly stalePaths: string[];
@@ -54,21 +77,25 @@ export class WriteAheadLog {
   private durableBytes: number;
   private appendedSeq: number;
   private durableSeq: number;
+  /** Size of the active file; bytes past `appendedBytes` are zeros. */
+  private allocatedBytes: number;
   private readonly sealedGenerations: SealedGeneration[];
 
   private constructor(
     private readonly fs: FileSystem,
-    active: { generation: number; bytes: number; lastSeq: number },
+    active: ActiveLog,
     sealed: SealedGeneration[],
   ) {
     this.activeGeneration = active.generation;
     this.appendedBytes = this.durableBytes = active.bytes;
     this.appendedSeq = this.durableSeq = active.lastSeq;
+    this.allocatedBytes = active.allocatedBytes;
     this.sealedGenerations = sealed;
+    assert(this.allocatedBytes >= this.appendedBytes, "records lie inside the file");
   }
 
   /**
-   * Replays every generation newer than `start.generation`, cutting (truncate + sync) a torn
+   * Replays every generation newer than `start.generation`, cutting (zeroing + sync) a torn
    * tail of the newest one. Creates the first generation when there is none.
    */
   static open(fs: FileSystem, start: ReplayStart = { generation: 0, seq: 0 }): WalOpenResult {
@@ -87,17 +114,16 @@ export class WriteAheadLog {
       tornBytes += replay.tornBytes;
       if (!newest) sealed.push({ generation, bytes: replay.validBytes, lastSeq });
       else {
-        const active = { generation, bytes: replay.validBytes, lastSeq };
+        const allocatedBytes = replay.fileBytes;
+        const active = { generation, bytes: replay.validBytes, lastSeq, allocatedBytes };
         return { wal: new WriteAheadLog(fs, active, sealed), records, tornBytes, stalePaths };
       }
     }
     const generation = start.generation + 1;
-    fs.write(walPath(generation), new Uint8Array(0));
-    fs.sync(walPath(generation));
-    fs.syncDir(walDir);
+    const allocatedBytes = createGeneration(fs, generation);
     // A directory created just now is durable only once its parent is synced (POSIX).
     if (live.length === 0) fs.syncDir("");
-    const wal = new WriteAheadLog(fs, { generation, bytes: 0, lastSeq }, sealed);
+    const wal = new WriteAheadLog(fs, { generation, bytes: 0, lastSeq, allocatedBytes }, sealed);
     return { wal, records, tornBytes, stalePaths };
   }
 
@@ -109,10 +135,19 @@ export class WriteAheadLog {
   append(batch: KvBatch): { seq: number; bytes: number } {
     const seq = this.appendedSeq + 1;
     const record = encodeRecord(seq, batch);
-    this.fs.append(this.activePath, record);
-    // Marks move only after the write returned, so a throwing write leaves them truthful.
+    const end = this.appendedBytes + record.length;
+    this.fs.writeAt(this.activePath, this.appendedBytes, record);
+    // Marks move only after each write returned, so a throwing write leaves them truthful.
     this.appendedSeq = seq;
-    this.appendedBytes += record.length;
+    this.appendedBytes = end;
+    if (end > this.allocatedBytes) {
+      // The record extended the file: zero-fill the next step now, so that the sync which makes
+      // this record durable also commits the new size once for the many records that follow.
+      const allocated = nextAllocation(this.allocatedBytes, end);
+      this.allocatedBytes = end;
+      zeroFill(this.fs, this.activePath, end, allocated);
+      this.allocatedBytes = allocated;
+    }
     return { seq, bytes: record.length };
   }
 
@@ -124,18 +159,26 @@ export class WriteAheadLog {
     this.durableBytes = this.appendedBytes;
   }
 
-  /** Seals the active generation and opens the next. Returns the generation just sealed. */
+  /**
+   * Seals the active generation and opens the next. Returns the generation just sealed. The
+   * sealed file is cut to its records and synced before its successor exists, so no sealed
+   * generation on disk ever holds preallocated zeros.
+   */
   rotate(): number {
     this.sync();
     const sealed = this.activeGeneration;
+    if (this.allocatedBytes > this.durableBytes) {
+      this.fs.truncate(this.activePath, this.durableBytes);
+      this.fs.sync(this.activePath);
+      this.allocatedBytes = this.durableBytes;
+    }
     const next = sealed + 1;
-    this.fs.write(walPath(next), new Uint8Array(0));
-    this.fs.sync(walPath(next));
-    this.fs.syncDir(walDir);
+    const allocatedBytes = createGeneration(this.fs, next);
     const bytes = this.durableBytes;
     this.sealedGenerations.push({ generation: sealed, bytes, lastSeq: this.durableSeq });
     this.activeGeneration = next;
     this.appendedBytes = this.durableBytes = 0;
+    this.allocatedBytes = allocatedBytes;
     assert(this.durableSeq === this.appendedSeq, "rotation leaves nothing unsynced");
     return sealed;
   }
@@ -147,6 +190,7 @@ export class WriteAheadLog {
       appendedBytes: this.appendedBytes,
       durableSeq: this.durableSeq,
       appendedSeq: this.appendedSeq,
+      allocatedBytes: this.allocatedBytes,
     };
   }
 
@@ -174,6 +218,25 @@ export class WriteAheadLog {
   }
 }
 
+interface ActiveLog {
+  readonly generation: number;
+  /** Bytes of records. */
+  readonly bytes: number;
+  readonly lastSeq: number;
+  /** Size of the file. */
+  readonly allocatedBytes: number;
+}
+
+/** Creates generation `generation` zero-filled to the first step, durably; returns its size. */
+function createGeneration(fs: FileSystem, generation: number): number {
+  const path = walPath(generation);
+  const allocated = walLimits.preallocateBytesMin;
+  fs.write(path, new Uint8Array(allocated));
+  fs.sync(path);
+  fs.syncDir(walDir);
+  return allocated;
+}
+
 function listGenerations(fs: FileSystem): number[] {
   const generations: number[] = [];
   for (const name of fs.list(walDir)) {
@@ -185,8 +248,12 @@ function listGenerations(fs: FileSystem): number[] {
 
 interface GenerationReplay {
   readonly records: LogRecord[];
+  /** Bytes of valid records: where the next record goes. */
   readonly validBytes: number;
+  /** Non-zero bytes after the valid records (zeroed by now). */
   readonly tornBytes: number;
+  /** Size of the file (valid records, then zeros). */
+  readonly fileBytes: number;
 }
 
 function replayGeneration(
@@ -198,17 +265,23 @@ function replayGeneration(
   const path = walPath(generation);
   const bytes = fs.read(path) ?? new Uint8Array(0);
   const scan = scanLog(bytes, lastSeq + 1);
-  if (scan.tornBytes === 0) return scan;
-  if (!newest) {
-    throw new StorageCorruptError(`sealed log ${path} is torn at byte ${scan.validBytes}`);
-  }
-  const stray = decodeRecordAt(bytes, scan.validBytes);
+  const { records, validBytes } = scan;
+  const clean = { records, validBytes, tornBytes: 0, fileBytes: bytes.length };
+  if (scan.tornBytes === 0) return clean;
+  // A sealed generation was cut to its records before its successor existed: anything after
+  // them, zeros included, is damage no crash explains.
+  if (!newest) throw new StorageCorruptError(`sealed log ${path} is torn at byte ${validBytes}`);
+  const tornBytes = tornEnd(bytes, validBytes) - validBytes;
+  if (tornBytes === 0) return clean;
+  const stray = decodeRecordAt(bytes, validBytes);
   if (stray !== null) {
     // A whole, checksummed record out of sequence is not what a crash mid-append leaves.
-    const expected = (scan.records.at(-1)?.seq ?? lastSeq) + 1;
+    const expected = (records.at(-1)?.seq ?? lastSeq) + 1;
     throw new StorageCorruptError(`log ${path} holds seq ${stray.seq} where ${expected} belongs`);
   }
-  fs.truncate(path, scan.validBytes);
+  // Zeroed, not truncated: the file keeps its allocation, and no byte of the torn write (nor a
+  // whole older record behind it) can be read as a record once new ones are written here.
+  zeroFill(fs, path, validBytes, validBytes + tornBytes);
   fs.sync(path);
-  return scan;
+  return { ...clean, tornBytes };
 }

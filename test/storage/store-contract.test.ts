@@ -14,6 +14,7 @@ import { DurableStore } from "../../adapters/storage/durable-store";
 import type { KvBatch } from "../../core/wal/kv-batch";
 import { KvStore } from "../../core/wal/kv-store";
 import { MemoryFileSystem } from "../../core/wal/memory-fs";
+import { scanLog } from "../../core/wal/record-codec";
 import type { BootReport, StorageView } from "../../core/wal/storage-view";
 import { filesUnder } from "./disk-bytes";
 
@@ -36,7 +37,8 @@ interface Harness {
   /** Waits until no rebuild runs (a no-op for the inline one). */
   settle(store: StoreLike): Promise<void>;
   close(store: StoreLike): Promise<void>;
-  appendToActiveLog(bytes: Uint8Array): void;
+  /** Writes bytes just after the active log's last record (a torn write: the log is preallocated). */
+  writeAfterLastRecord(bytes: Uint8Array): void;
   allFileBytes(): Uint8Array[];
 }
 
@@ -54,7 +56,10 @@ function memoryHarness(): Harness {
     open: async (rotateBytes) => KvStore.open(mfs, optionsOf(rotateBytes)),
     settle: async () => {},
     close: async () => {},
-    appendToActiveLog: (bytes) => mfs.append(`wal/${mfs.list("wal").at(-1)}`, bytes),
+    writeAfterLastRecord: (bytes) => {
+      const log = `wal/${mfs.list("wal").at(-1)}`;
+      mfs.writeAt(log, scanLog(mfs.read(log) ?? new Uint8Array(0)).validBytes, bytes);
+    },
     allFileBytes: () => walk("").map((p) => mfs.read(p) ?? new Uint8Array(0)),
   };
 }
@@ -72,9 +77,12 @@ function diskHarness(): Harness {
     open: async (rotateBytes) => DurableStore.open(dir, optionsOf(rotateBytes)),
     settle: (store) => asDurable(store).whenRebuildIdle(),
     close: (store) => asDurable(store).close(),
-    appendToActiveLog: (bytes) => {
+    writeAfterLastRecord: (bytes) => {
       const logs = fs.readdirSync(path.join(dir, "wal")).sort();
-      fs.appendFileSync(path.join(dir, "wal", logs.at(-1) ?? "missing"), bytes);
+      const log = path.join(dir, "wal", logs.at(-1) ?? "missing");
+      const fd = fs.openSync(log, "r+");
+      fs.writeSync(fd, bytes, 0, bytes.length, scanLog(fs.readFileSync(log)).validBytes);
+      fs.closeSync(fd);
     },
     allFileBytes: () => filesUnder(dir).map((file) => fs.readFileSync(file)),
   };
@@ -145,7 +153,7 @@ describe.each([
     const first = await h.open();
     first.store.commit([put("o/a", "1")]);
     await h.close(first.store);
-    h.appendToActiveLog(new Uint8Array([9, 0, 0, 0, 0xde, 0xad]));
+    h.writeAfterLastRecord(new Uint8Array([9, 0, 0, 0, 0xde, 0xad]));
     const second = await h.open();
     expect(second.boot.tornBytesCut).toBe(6);
     second.store.commit([put("o/b", "2")]);
