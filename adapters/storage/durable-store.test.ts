@@ -107,6 +107,20 @@ describe("DurableStore", () => {
     await opened.store.close();
   });
 
+  it("keeps no descriptor of a sealed log open (one per rotation would leak)", async () => {
+    const openFds = () => fs.readdirSync("/proc/self/fd").length;
+    const { store } = await DurableStore.open(tempDir());
+    store.commit([put("o/a", "1")]);
+    const before = openFds();
+    for (let i = 0; i < 20; i++) {
+      store.commit([put(`o/${i}`, "x")]);
+      store.rotate();
+      await store.whenRebuildIdle();
+    }
+    expect(openFds() - before).toBeLessThan(5);
+    await store.close();
+  });
+
   it("rebuild() snapshots without rotating when a sealed generation is pending", async () => {
     const { store } = await DurableStore.open(tempDir(), { rotateBytes: 200 });
     for (let i = 0; i < 10; i++) store.commit([put(`o/${i}`, "x".repeat(40))]);

@@ -20,6 +20,7 @@
 import * as path from "node:path";
 import { assert } from "../../core/assert";
 import { ErasureDebt, erasureGeneration } from "../../core/wal/erasure-debt";
+import { walPath } from "../../core/wal/generation-names";
 import type { KvBatch } from "../../core/wal/kv-batch";
 import {
   newestCompleteSnapshot,
@@ -177,6 +178,9 @@ export class DurableStore {
   rotate(): { sealedGeneration: number; generation: number } {
     this.assertAlive();
     const sealedGeneration = this.guard(() => this.wal.rotate());
+    // A sealed log is never written again: its descriptor would otherwise stay open (one per
+    // rotation) until close, and keep the inode alive after the rebuild erases and unlinks it.
+    this.fs.release(walPath(sealedGeneration));
     this.requestRebuild();
     return { sealedGeneration, generation: this.wal.marks().generation };
   }

@@ -128,6 +128,11 @@ export class NodeFileSystem implements FileSystem {
     }
   }
 
+  /** Closes the kept-open descriptor of a file that will not be written again, if any. */
+  release(file: string): void {
+    this.close(file);
+  }
+
   /** Closes every kept-open file descriptor. */
   closeAll(): void {
     for (const file of [...this.fds.keys()]) this.close(file);
