@@ -110,7 +110,7 @@ interface Inode {
  * the unsynced appends and positional writes of the last-written file: a torn write that can
  * end inside a record, in place or at the end.
  * Errors follow POSIX and adapters/storage/node-fs.ts: ENOENT for a missing file in sync,
- * truncate and rename; remove is `rm -rf` (absent is fine, a directory goes with its content).
+ * writeAt, truncate and rename; remove is `rm -rf` (absent is fine, a directory goes with its content).
  */
 export class SimFs implements FileSystem {
   readonly stats: SimFsStats = {
