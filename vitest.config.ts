@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { simulatorNodeFlags } from "./sim/runtime-flags";
 
 export default defineConfig({
   test: {
@@ -6,6 +7,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Most of the suite's CPU is simulator batteries: their V8 flags (sim/runtime-flags.ts).
+    execArgv: [...simulatorNodeFlags],
     // vitest's summary first, then one plain closing line for CI (see the reporter).
     reporters: ["default", "./test/support/closing-line-reporter.ts"],
   },

@@ -7,11 +7,16 @@
  * Usage: npx tsx bench/sim-speed.ts [--quick] [--seeds N] [--minutes M]
  *   --quick: 10 simulated minutes for figure 1 and 5 seeds for figure 2; --minutes and
  *   --seeds set either directly (--seeds 0 skips figure 2).
+ * Runs under the simulator's V8 flags (sim/runtime-flags.ts), re-executing itself if needed.
  * Profile: node --cpu-prof --import tsx bench/sim-speed.ts --quick, then
  *   npx tsx bench/profile-summary.ts <file>.cpuprofile
  */
 import { presetScenario } from "../sim/scenario/swarm";
 import { runScenario } from "../sim/scenario/run-scenario";
+import { ensureSimulatorFlags, simulatorNodeFlags } from "../sim/runtime-flags";
+
+// The simulator's V8 flags, as `npm run sim` runs under them (sim/runtime-flags.ts).
+ensureSimulatorFlags();
 
 const quick = process.argv.includes("--quick");
 const seedsArg = process.argv.indexOf("--seeds");
@@ -55,5 +60,6 @@ function standardSeedsPerCpuMinute(): void {
   );
 }
 
+console.log(`node ${process.version}, V8 flags: ${simulatorNodeFlags.join(" ")}`);
 hourUnderChaos();
 if (standardSeeds > 0) standardSeedsPerCpuMinute();

@@ -1,0 +1,54 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+/**
+ * The simulator's command line as an engineer runs it: a real process (`tsx sim/cli.ts`,
+ * what `npm run sim` runs), which re-executes itself under the simulator's V8 flags.
+ */
+const root = path.resolve(import.meta.dirname, "..");
+const tsx = path.join(root, "node_modules", ".bin", "tsx");
+const scratch = mkdtempSync(path.join(tmpdir(), "canopy-sim-cli-"));
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function sim(...args: string[]): { status: number | null; out: string } {
+  const run = spawnSync(tsx, ["sim/cli.ts", ...args], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 90_000,
+    // The child decides about flags itself: do not inherit the test worker's.
+    env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
+  });
+  return { status: run.status, out: `${run.stdout}${run.stderr}` };
+}
+
+describe("npm run sim", () => {
+  it("prints a passing verdict for one seed of a scenario file and exits 0", () => {
+    const run = sim("--scenario", "scenarios/lww-clock-skew.scn", "--seed", "3");
+    expect(run.out).toMatch(/^PASS seed=3 scenario=lww-clock-skew rounds=\d+ converge=\S+ events=\d+ trace=[0-9a-f]{16}/mu);
+    expect(run.status).toBe(0);
+  });
+
+  it("prints FAIL, the per-node timeline and the violation for a failing seed, and exits 1", () => {
+    // The real scenario with one expectation turned false: displayName cannot end as this.
+    const text = readFileSync(path.join(root, "scenarios/lww-clock-skew.scn"), "utf8");
+    const wrong = text.replace(
+      "expect values @X displayName from-n1-early",
+      "expect values @X displayName never-written",
+    );
+    expect(wrong).not.toBe(text);
+    const file = path.join(scratch, "wrong-expectation.scn");
+    writeFileSync(file, wrong);
+    const run = sim("--scenario", file, "--seed", "3");
+    expect(run.out).toMatch(/^FAIL seed=3 scenario=lww-clock-skew /mu);
+    expect(run.out).toContain("-- timeline");
+    // One line per event: virtual time, node, event, detail.
+    expect(run.out).toMatch(/^\s+\d+\.\d{3}s\s+n1\s+op\s+create ok$/mu);
+    expect(run.out).toContain("-- violations");
+    expect(run.out).toMatch(/on n2: displayName holds \["from-n1-early"\], expected \["never-written"\]/u);
+    expect(run.status).toBe(1);
+  });
+});
