@@ -3,6 +3,7 @@ import type { ObjectDelta } from "../merge/object-delta";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import type { Stamp } from "../store/stamp";
 import type { PullBatch, PullRequest, UtdVector } from "./messages";
+import { sendsNothing } from "./record-origins";
 import type { RetiredInvocation } from "./replication-state";
 
 /**
@@ -27,7 +28,7 @@ export function enumerateChanges(
   const deltas: ObjectDelta[] = [];
   for (const { id } of page) {
     const record = dir.get(id);
-    if (record === undefined) continue;
+    if (record === undefined || sendsNothing(record, propUsn, req.utd)) continue;
     const delta = deltaOf(record, propUsn, req.utd);
     if (delta !== null) deltas.push(delta);
   }
