@@ -1,9 +1,8 @@
 import type { Directory } from "../directory";
 import type { ObjectDelta } from "../merge/object-delta";
 import type { ObjectRecord, ValueAtom } from "../store/record";
-import type { Stamp } from "../store/stamp";
 import type { PullBatch, PullRequest, UtdVector } from "./messages";
-import { sendsNothing } from "./record-origins";
+import { sendsNothing, wanted } from "./dampening";
 import type { RetiredInvocation } from "./replication-state";
 
 /**
@@ -67,12 +66,6 @@ function continuesLocalHistory(
     if (r.invocation === watermark.invocation) held = held === null ? r.usn : Math.min(held, r.usn);
   }
   return held !== null && watermark.usn <= held;
-}
-
-function wanted(stamp: Stamp, fromUsn: number, utd: UtdVector): boolean {
-  if (stamp.localUsn <= fromUsn) return false;
-  const seen = utd[stamp.cert.invocation];
-  return seen === undefined || stamp.cert.usn > seen.usn;
 }
 
 function deltaOf(record: ObjectRecord, fromUsn: number, utd: UtdVector): ObjectDelta | null {
