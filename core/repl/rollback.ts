@@ -1,24 +1,42 @@
 import type { Directory } from "../directory";
 import type { UtdVector } from "./messages";
+import { partsOf } from "./vector-parts";
+import type { VectorEntries } from "./vector-parts";
 import { assert } from "../assert";
 import type { ReplicationState, RetiredInvocation } from "./replication-state";
 
 /**
- * Per received vector (frozen, so immutable): the invocations it holds of one node, sorted.
- * Every pull and answer carries a vector with an entry per boot of every node; sorting all its
- * keys per message to find this node's few was a hot spot. Unfrozen vectors are not memoised.
+ * The invocations a received vector holds of one node, sorted. Every pull and answer carries
+ * a vector with an entry per boot of every node; sorting all its keys per message to find
+ * this node's few was a hot spot. Vectors built in this process (see vector-parts) are
+ * answered from their shared stored entries, memoised per entries array; others by a scan.
  */
-const ownEntries = new WeakMap<UtdVector, { readonly node: string; readonly invocations: readonly string[] }>();
+const ofBase = new WeakMap<VectorEntries, { readonly node: string; readonly invocations: readonly string[] }>();
+const ofVector = new WeakMap<UtdVector, { readonly node: string; readonly invocations: readonly string[] }>();
 
 function invocationsOf(vector: UtdVector, node: string): readonly string[] {
-  const memo = ownEntries.get(vector);
-  if (memo !== undefined && memo.node === node) return memo.invocations;
-  const invocations: string[] = [];
-  for (const invocation of Object.keys(vector)) {
-    if (vector[invocation]?.node === node) invocations.push(invocation);
+  const parts = partsOf(vector);
+  if (parts === undefined) {
+    const invocations: string[] = [];
+    for (const invocation of Object.keys(vector)) {
+      if (vector[invocation]?.node === node) invocations.push(invocation);
+    }
+    return invocations.sort();
   }
-  invocations.sort();
-  if (Object.isFrozen(vector)) ownEntries.set(vector, { node, invocations });
+  const memo = ofVector.get(vector);
+  if (memo !== undefined && memo.node === node) return memo.invocations;
+  let base = ofBase.get(parts.base);
+  if (base === undefined || base.node !== node) {
+    const invocations: string[] = [];
+    for (const [invocation, e] of parts.base) if (e.node === node) invocations.push(invocation);
+    base = { node, invocations: invocations.sort() };
+    ofBase.set(parts.base, base);
+  }
+  const [own, ownEntry] = parts.own;
+  let invocations = base.invocations;
+  if (invocations.includes(own)) invocations = invocations.filter((i) => i !== own);
+  if (ownEntry.node === node) invocations = [...invocations, own].sort();
+  ofVector.set(vector, { node, invocations });
   return invocations;
 }
 

@@ -1,10 +1,12 @@
 import type { Directory } from "../directory";
 import type { UtdVector } from "./messages";
 import type { ReplicationState, UtdEntry } from "./replication-state";
+import { forEachEntry, registerParts } from "./vector-parts";
+import type { VectorEntries, VectorEntry } from "./vector-parts";
 
 interface OwnVectorMemo {
   /** The stored entries as they travel, in invocation order (built once per stored vector). */
-  readonly base: ReadonlyArray<readonly [string, UtdVector[string]]>;
+  readonly base: VectorEntries;
   invocation: string;
   usn: number;
   node: string;
@@ -40,8 +42,8 @@ export function ownVector(dir: Directory, state: ReplicationState): UtdVector {
   return memo.vector;
 }
 
-function travelling(utd: ReplicationState["utd"]): Array<readonly [string, UtdVector[string]]> {
-  const out: Array<readonly [string, UtdVector[string]]> = [];
+function travelling(utd: ReplicationState["utd"]): VectorEntries {
+  const out: Array<readonly [string, VectorEntry]> = [];
   for (const inv of Object.keys(utd).sort()) {
     const e = utd[inv];
     if (e !== undefined) out.push([inv, { usn: e.usn, node: e.node }]);
@@ -53,18 +55,20 @@ function travelling(utd: ReplicationState["utd"]): Array<readonly [string, UtdVe
  * The base entries (shared, never changed) in their order, then this node's own. Built by a
  * loop: spreading a frozen vector of ~100 keys was ten times slower.
  */
-function withOwn(base: OwnVectorMemo["base"], dir: Directory): UtdVector {
-  const out: Record<string, UtdVector[string]> = {};
+function withOwn(base: VectorEntries, dir: Directory): UtdVector {
+  const out: Record<string, VectorEntry> = {};
   for (const [inv, e] of base) out[inv] = e;
-  out[dir.invocationId] = { usn: dir.usn, node: dir.nodeId };
-  return Object.freeze(out);
+  const own = [dir.invocationId, { usn: dir.usn, node: dir.nodeId }] as const;
+  out[own[0]] = own[1];
+  const vector = Object.freeze(out);
+  registerParts(vector, { base, own });
+  return vector;
 }
 
 /**
  * On a completed pull the destination holds everything the source's vector covers. Returns
- * `mine` itself when no entry advances (most completed pulls): the vector gains an entry per
- * boot of every node, and a copy per pull cost O(vector) here, in `ownVector`'s memo (keyed
- * by identity) and in persisting the entries (compared by identity).
+ * `mine` itself when no entry advances, and otherwise a copy replacing only the entries that
+ * advanced: callers (ownVector's memo, persisting the entries) compare by identity.
  */
 export function mergeVectors(
   mine: Readonly<Record<string, UtdEntry>>,
@@ -72,24 +76,20 @@ export function mergeVectors(
   ownInvocation: string,
   nowMs: number,
 ): Readonly<Record<string, UtdEntry>> {
-  let advancing: string[] | null = null;
-  for (const inv of Object.keys(theirs)) {
-    if (inv === ownInvocation) continue;
-    const e = theirs[inv];
-    if (e === undefined) continue;
+  let advancing: Array<readonly [string, VectorEntry]> | null = null;
+  forEachEntry(theirs, (inv, e) => {
+    if (inv === ownInvocation) return;
     const held = mine[inv];
     // Only an entry that advances is replaced (its syncedAtMs is when it last advanced): the
     // node persists the entries that changed, and most stay put on a completed pull.
-    if (held === undefined || e.usn > held.usn) (advancing ??= []).push(inv);
-  }
+    if (held === undefined || e.usn > held.usn) (advancing ??= []).push([inv, e]);
+  });
   if (advancing === null) return mine;
   // A copy by a loop: spreading a vector of ~100 keys cost three times as much.
   const out: Record<string, UtdEntry> = {};
   for (const inv of Object.keys(mine)) out[inv] = mine[inv]!;
   // New entries join in invocation order, as they always did (the key order is persisted).
-  for (const inv of advancing.sort()) {
-    const e = theirs[inv]!;
-    out[inv] = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
-  }
+  const sorted = (advancing as Array<readonly [string, VectorEntry]>).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  for (const [inv, e] of sorted) out[inv] = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
   return out;
 }
