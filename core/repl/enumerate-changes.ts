@@ -9,12 +9,13 @@ import type { RetiredInvocation } from "./replication-state";
  * The source side of a pull: enumerate records by local USN after the destination's
  * watermark, in bounded batches, sending only atoms changed after the watermark that the
  * destination's up-to-dateness vector does not already cover (propagation dampening). Cost
- * grows with the changes, not with the directory's size.
+ * grows with the changes, not with the directory's size. `ownUtd` is asked only for the last
+ * batch (the only one carrying the source's vector; building it costs O(vector)).
  */
 export function enumerateChanges(
   dir: Directory,
   req: PullRequest,
-  ownUtd: UtdVector,
+  ownUtd: () => UtdVector,
   retired: readonly RetiredInvocation[] = [],
 ): PullBatch {
   const same = req.watermark !== null && continuesLocalHistory(dir, req.watermark, retired);
@@ -42,7 +43,7 @@ export function enumerateChanges(
     deltas,
     highUsn,
     more,
-    utd: more ? null : ownUtd,
+    utd: more ? null : ownUtd(),
   };
 }
 
