@@ -42,11 +42,42 @@ export function ownVector(dir: Directory, state: ReplicationState): UtdVector {
   return memo.vector;
 }
 
+/**
+ * Per stored vector made by mergeVectors: the vector it was made from and the entries it
+ * replaced or added, in invocation order. The travelling form of the new vector is then the
+ * old one's merged with those (O(vector) without sorting; a completed pull advances one or two
+ * entries of ~60).
+ */
+const lineage = new WeakMap<object, { readonly from: object; readonly changed: ReadonlyArray<readonly [string, VectorEntry]> }>();
+
 function travelling(utd: ReplicationState["utd"]): VectorEntries {
+  const line = lineage.get(utd);
+  const before = line === undefined ? undefined : ownVectors.get(line.from);
+  if (line !== undefined && before !== undefined) return mergeSorted(before.base, line.changed);
   const out: Array<readonly [string, VectorEntry]> = [];
   for (const inv of Object.keys(utd).sort()) {
     const e = utd[inv];
     if (e !== undefined) out.push([inv, { usn: e.usn, node: e.node }]);
+  }
+  return out;
+}
+
+/** Two lists sorted by invocation merged into one; `changed` wins on a shared invocation. */
+function mergeSorted(base: VectorEntries, changed: VectorEntries): VectorEntries {
+  const out: Array<readonly [string, VectorEntry]> = [];
+  let i = 0;
+  let j = 0;
+  while (i < base.length || j < changed.length) {
+    const a = base[i];
+    const b = changed[j];
+    if (b === undefined || (a !== undefined && a[0] < b[0])) {
+      out.push(a!);
+      i++;
+    } else {
+      if (a !== undefined && a[0] === b[0]) i++;
+      out.push([b[0], { usn: b[1].usn, node: b[1].node }]);
+      j++;
+    }
   }
   return out;
 }
@@ -91,5 +122,6 @@ export function mergeVectors(
   // New entries join in invocation order, as they always did (the key order is persisted).
   const sorted = (advancing as Array<readonly [string, VectorEntry]>).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   for (const [inv, e] of sorted) out[inv] = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
+  lineage.set(out, { from: mine, changed: sorted });
   return out;
 }
