@@ -1,20 +1,21 @@
 import type { Directory } from "../directory";
 import type { ObjectDelta } from "../merge/object-delta";
 import type { ObjectRecord, ValueAtom } from "../store/record";
-import type { Stamp } from "../store/stamp";
 import type { PullBatch, PullRequest, UtdVector } from "./messages";
+import { sendsNothing, wanted } from "./dampening";
 import type { RetiredInvocation } from "./replication-state";
 
 /**
  * The source side of a pull: enumerate records by local USN after the destination's
  * watermark, in bounded batches, sending only atoms changed after the watermark that the
  * destination's up-to-dateness vector does not already cover (propagation dampening). Cost
- * grows with the changes, not with the directory's size.
+ * grows with the changes, not with the directory's size. `ownUtd` is asked only for the last
+ * batch (the only one carrying the source's vector; building it costs O(vector)).
  */
 export function enumerateChanges(
   dir: Directory,
   req: PullRequest,
-  ownUtd: UtdVector,
+  ownUtd: () => UtdVector,
   retired: readonly RetiredInvocation[] = [],
 ): PullBatch {
   const same = req.watermark !== null && continuesLocalHistory(dir, req.watermark, retired);
@@ -27,7 +28,7 @@ export function enumerateChanges(
   const deltas: ObjectDelta[] = [];
   for (const { id } of page) {
     const record = dir.get(id);
-    if (record === undefined) continue;
+    if (record === undefined || sendsNothing(record, propUsn, req.utd)) continue;
     const delta = deltaOf(record, propUsn, req.utd);
     if (delta !== null) deltas.push(delta);
   }
@@ -42,7 +43,7 @@ export function enumerateChanges(
     deltas,
     highUsn,
     more,
-    utd: more ? null : ownUtd,
+    utd: more ? null : ownUtd(),
   };
 }
 
@@ -66,12 +67,6 @@ function continuesLocalHistory(
     if (r.invocation === watermark.invocation) held = held === null ? r.usn : Math.min(held, r.usn);
   }
   return held !== null && watermark.usn <= held;
-}
-
-function wanted(stamp: Stamp, fromUsn: number, utd: UtdVector): boolean {
-  if (stamp.localUsn <= fromUsn) return false;
-  const seen = utd[stamp.cert.invocation];
-  return seen === undefined || stamp.cert.usn > seen.usn;
 }
 
 function deltaOf(record: ObjectRecord, fromUsn: number, utd: UtdVector): ObjectDelta | null {

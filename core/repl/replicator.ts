@@ -77,7 +77,7 @@ export class Replicator {
   answer(req: PullRequest, nowMs: number): PullBatch {
     this.checkRollback(req.utd, nowMs);
     const state = this.node.replication;
-    return enumerateChanges(this.node.dir, req, ownVector(this.node.dir, state), state.retired);
+    return enumerateChanges(this.node.dir, req, () => ownVector(this.node.dir, state), state.retired);
   }
 
   /** The destination side: merge, then the next request or completion (null). */

@@ -1,6 +1,57 @@
 import type { Directory } from "../directory";
 import type { UtdVector } from "./messages";
-import type { ReplicationState } from "./replication-state";
+import { partsOf } from "./vector-parts";
+import type { VectorEntries } from "./vector-parts";
+import { assert } from "../assert";
+import type { ReplicationState, RetiredInvocation } from "./replication-state";
+
+/**
+ * The invocations a received vector holds of one node, sorted. Every pull and answer carries
+ * a vector with an entry per boot of every node; sorting all its keys per message to find
+ * this node's few was a hot spot. Vectors built in this process (see vector-parts) are
+ * answered from their shared stored entries, memoised per entries array; others by a scan.
+ */
+const ofBase = new WeakMap<VectorEntries, { readonly node: string; readonly invocations: readonly string[] }>();
+const ofVector = new WeakMap<UtdVector, { readonly node: string; readonly invocations: readonly string[] }>();
+
+function invocationsOf(vector: UtdVector, node: string): readonly string[] {
+  const parts = partsOf(vector);
+  if (parts === undefined) {
+    const invocations: string[] = [];
+    for (const invocation of Object.keys(vector)) {
+      if (vector[invocation]?.node === node) invocations.push(invocation);
+    }
+    return invocations.sort();
+  }
+  const memo = ofVector.get(vector);
+  if (memo !== undefined && memo.node === node) return memo.invocations;
+  let base = ofBase.get(parts.base);
+  if (base === undefined || base.node !== node) {
+    const invocations: string[] = [];
+    for (const [invocation, e] of parts.base) if (e.node === node) invocations.push(invocation);
+    base = { node, invocations: invocations.sort() };
+    ofBase.set(parts.base, base);
+  }
+  const [own, ownEntry] = parts.own;
+  let invocations = base.invocations;
+  if (invocations.includes(own)) invocations = invocations.filter((i) => i !== own);
+  if (ownEntry.node === node) invocations = [...invocations, own].sort();
+  ofVector.set(vector, { node, invocations });
+  return invocations;
+}
+
+/** Per retired list (immutable: a change replaces it): the first entry of each invocation. */
+const retiredIndexes = new WeakMap<readonly RetiredInvocation[], ReadonlyMap<string, RetiredInvocation>>();
+
+function retiredIndex(retired: readonly RetiredInvocation[]): ReadonlyMap<string, RetiredInvocation> {
+  let index = retiredIndexes.get(retired);
+  if (index === undefined) {
+    const built = new Map<string, RetiredInvocation>();
+    for (const r of retired) if (!built.has(r.invocation)) built.set(r.invocation, r);
+    retiredIndexes.set(retired, (index = built));
+  }
+  return index;
+}
 
 /**
  * A node learns it runs rolled-back state when a partner's vector holds a USN of one of the
@@ -13,14 +64,17 @@ export function rollbackEvidence(
   vector: UtdVector,
 ): Array<{ invocation: string; usn: number }> {
   const out: Array<{ invocation: string; usn: number }> = [];
-  for (const invocation of Object.keys(vector).sort()) {
+  const own = invocationsOf(vector, dir.nodeId);
+  if (own.length === 0) return out;
+  const retiredByInvocation = retiredIndex(state.retired);
+  for (const invocation of own) {
     const entry = vector[invocation];
-    if (entry === undefined || entry.node !== dir.nodeId) continue;
+    assert(entry !== undefined && entry.node === dir.nodeId, "a memoised vector did not change");
     if (invocation === dir.invocationId) {
       if (entry.usn > dir.usn) out.push({ invocation, usn: entry.usn });
       continue;
     }
-    const retired = state.retired.find((r) => r.invocation === invocation);
+    const retired = retiredByInvocation.get(invocation);
     if (retired === undefined || entry.usn > Math.max(retired.usn, retired.evidenceUsn)) {
       out.push({ invocation, usn: entry.usn });
     }
