@@ -4,8 +4,8 @@ import { mintGuid } from "./guid";
 import { Journal } from "./journal";
 import { limits } from "./limits";
 import type { Random } from "./ports";
-import { compileSchema } from "./schema";
 import type { CompiledSchema, DefinitionInput } from "./schema";
+import { compileSchemaMemo, definitionKeyPart, schemaMemoKey } from "./schema/compile-memo";
 import type { ObjectRecord, ValueAtom } from "./store/record";
 import { firstValue } from "./store/record";
 import type { Stamp } from "./store/stamp";
@@ -53,7 +53,7 @@ export class Directory {
     public invocationId: Guid,
     readonly random: Random,
   ) {
-    this.schema = compileSchema([]);
+    this.schema = compileSchemaMemo(schemaMemoKey([]), () => []);
     this.store = new Store((a) => this.isReferenceAttribute(a));
   }
 
@@ -230,9 +230,26 @@ export class Directory {
   refreshSchema(): boolean {
     if (!this.schemaStale) return false;
     this.schemaStale = false;
-    this.schema = compileSchema(this.definitionInputs());
+    this.schema = compileSchemaMemo(this.schemaKey(), () => this.definitionInputs());
     this.store.reindexReferences((a) => this.isReferenceAttribute(a));
     return true;
+  }
+
+  /**
+   * The compile memo's key of `definitionInputs()`: each record's part is kept per record
+   * (records are immutable, and boots hand in the same record objects again, see RecordMemo),
+   * so a key costs a lookup per definition instead of rendering every definition's values.
+   */
+  private schemaKey(): string {
+    const parts: Array<readonly [string, Guid | null]> = [];
+    for (const id of [...this.definitionIds].sort()) {
+      const record = this.store.get(id);
+      if (record === undefined) continue;
+      let part = keyParts.get(record);
+      if (part === undefined) keyParts.set(record, (part = definitionKeyPart(this.definitionInput(record))));
+      parts.push([part, this.namespaceOf(record)]);
+    }
+    return schemaMemoKey(parts);
   }
 
   definitionInputs(extra: readonly DefinitionInput[] = []): DefinitionInput[] {
@@ -245,18 +262,21 @@ export class Directory {
   }
 
   definitionInput(record: ObjectRecord): DefinitionInput {
-    const parent = record.placement.parent;
-    const parentRecord = parent === null ? undefined : this.store.get(parent);
-    const namespaceId =
-      parentRecord?.existence.className === "schemaNamespace" ? parentRecord.id : null;
     return {
       id: record.id,
       className: record.existence.className,
       name: record.placement.name,
-      namespaceId,
+      namespaceId: this.namespaceOf(record),
       alive: record.existence.stage === "alive",
       values: valuesOf(record),
     };
+  }
+
+  /** A definition's namespace: its parent when that is a schemaNamespace (of this store). */
+  private namespaceOf(record: ObjectRecord): Guid | null {
+    const parent = record.placement.parent;
+    const parentRecord = parent === null ? undefined : this.store.get(parent);
+    return parentRecord?.existence.className === "schemaNamespace" ? parentRecord.id : null;
   }
 
   isReferenceAttribute(attribute: string): boolean {
@@ -317,6 +337,12 @@ export class Directory {
     return found;
   }
 }
+
+/**
+ * definitionKeyPart of each definition record, by record: a record is an immutable value, so
+ * its part never changes (the namespace, which depends on the parent, is not in it).
+ */
+const keyParts = new WeakMap<ObjectRecord, string>();
 
 export function valuesOf(
   record: ObjectRecord,
