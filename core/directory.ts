@@ -5,7 +5,7 @@ import { Journal } from "./journal";
 import { limits } from "./limits";
 import type { Random } from "./ports";
 import type { CompiledSchema, DefinitionInput } from "./schema";
-import { compileSchemaMemo, definitionKeyPart, schemaMemoKey } from "./schema/compile-memo";
+import { compileSchemaMemo, definitionContentNumber, schemaMemoKey } from "./schema/compile-memo";
 import type { ObjectRecord, ValueAtom } from "./store/record";
 import { firstValue } from "./store/record";
 import type { Stamp } from "./store/stamp";
@@ -233,18 +233,21 @@ export class Directory {
   }
 
   /**
-   * The compile memo's key of `definitionInputs()`: each record's part is kept per record
+   * The compile memo's key of `definitionInputs()`: each record's content number is kept per record
    * (records are immutable, and boots hand in the same record objects again, see RecordMemo),
    * so a key costs a lookup per definition instead of rendering every definition's values.
    */
   private schemaKey(): string {
-    const parts: Array<readonly [string, Guid | null]> = [];
+    const parts: Array<readonly [number, Guid | null]> = [];
     for (const id of [...this.definitionIds].sort()) {
       const record = this.store.get(id);
       if (record === undefined) continue;
-      let part = keyParts.get(record);
-      if (part === undefined) keyParts.set(record, (part = definitionKeyPart(this.definitionInput(record))));
-      parts.push([part, this.namespaceOf(record)]);
+      let number = contentNumbers.get(record);
+      if (number === undefined) {
+        number = definitionContentNumber(this.definitionInput(record));
+        contentNumbers.set(record, number);
+      }
+      parts.push([number, this.namespaceOf(record)]);
     }
     return schemaMemoKey(parts);
   }
@@ -345,10 +348,10 @@ function landmarkish(r: ObjectRecord | null | undefined): boolean {
 }
 
 /**
- * definitionKeyPart of each definition record, by record: a record is an immutable value, so
- * its part never changes (the namespace, which depends on the parent, is not in it).
+ * definitionContentNumber of each definition record, by record: a record is an immutable
+ * value, so its number never changes (the namespace, which depends on the parent, is not in it).
  */
-const keyParts = new WeakMap<ObjectRecord, string>();
+const contentNumbers = new WeakMap<ObjectRecord, number>();
 
 export function valuesOf(
   record: ObjectRecord,

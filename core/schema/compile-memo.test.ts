@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { compileSchema } from "./compile";
-import { compileSchemaMemo, definitionKeyPart, schemaMemoKey } from "./compile-memo";
+import { compileSchemaMemo, definitionContentNumber, schemaMemoKey } from "./compile-memo";
 import type { DefinitionInput } from "./definition-input";
 import { attributeDef, baseInput, gid, namespaceDef } from "./test-fixtures";
 
@@ -16,7 +16,7 @@ const defs: DefinitionInput[] = [
   attributeDef(gid(10), ns, "badge"),
 ];
 const keyOf = (inputs: readonly DefinitionInput[]): string =>
-  schemaMemoKey(inputs.map((d) => [definitionKeyPart(d), d.namespaceId] as const));
+  schemaMemoKey(inputs.map((d) => [definitionContentNumber(d), d.namespaceId] as const));
 
 describe("compile memo", () => {
   test("a hit is the schema compileSchema returns, shared and frozen", () => {
@@ -48,5 +48,7 @@ describe("compile memo", () => {
     const keys = new Set([keyOf([badge]), ...variants.map((v) => keyOf([v]))]);
     expect(keys.size).toBe(variants.length + 1);
     expect(keyOf([badge, badge])).not.toBe(keyOf([badge]));
+    // Equal content in another object (another node's copy of the record): the same key.
+    expect(keyOf([structuredClone(badge)])).toBe(keyOf([badge]));
   });
 });

@@ -20,7 +20,7 @@ const maxEntries = 64;
 const memo = new Map<string, CompiledSchema>();
 
 /**
- * The schema of the inputs whose canonical key is `key` (see definitionKeyPart); `inputs`
+ * The schema of the inputs whose key is `key` (see schemaMemoKey); `inputs`
  * builds them, and is called only on a miss.
  */
 export function compileSchemaMemo(key: string, inputs: () => DefinitionInput[]): CompiledSchema {
@@ -33,23 +33,38 @@ export function compileSchemaMemo(key: string, inputs: () => DefinitionInput[]):
 }
 
 /**
- * One input's part of a memo key, everything but `namespaceId` (which comes from the parent
- * record, see schemaMemoKey): JSON of the fields in a fixed order, so equal parts mean equal
- * content. Values keep their stored order; inputs equal up to order get different keys, which
- * costs a compile, never a wrong schema.
+ * Content numbers of single inputs (all but `namespaceId`, which comes from the parent record,
+ * see schemaMemoKey): equal content, equal number. A number is never reused for other content,
+ * so a caller may keep it as long as it likes (Directory keeps it per immutable record); when
+ * the table is cleared, content seen again gets a fresh number, which costs a compile, never a
+ * wrong schema. Keys of numbers instead of content: hashing ~15 KB keys cost more than the
+ * lookups saved.
  */
-export function definitionKeyPart(input: Omit<DefinitionInput, "namespaceId">): string {
-  return JSON.stringify([input.id, input.className, input.name, input.alive, input.values]);
+const contentNumbers = new Map<string, number>();
+const contentNumbersMax = 16_384;
+let nextContentNumber = 1;
+
+/**
+ * The content number of one input. Its content is JSON of the fields in a fixed order, so
+ * equal text means equal content. Values keep their stored order: inputs equal up to order get
+ * different numbers, which costs a compile, never a wrong schema.
+ */
+export function definitionContentNumber(input: Omit<DefinitionInput, "namespaceId">): number {
+  const text = JSON.stringify([input.id, input.className, input.name, input.alive, input.values]);
+  const held = contentNumbers.get(text);
+  if (held !== undefined) return held;
+  if (contentNumbers.size >= contentNumbersMax) contentNumbers.clear();
+  const number = nextContentNumber++;
+  contentNumbers.set(text, number);
+  return number;
 }
 
-/** The memo key of inputs given as (key part, namespace id) pairs, in id order. */
-export function schemaMemoKey(parts: readonly (readonly [string, string | null])[]): string {
-  let key = "[";
-  for (let i = 0; i < parts.length; i++) {
-    const [part, namespaceId] = parts[i]!;
-    key += `${i === 0 ? "" : ","}[${part},${JSON.stringify(namespaceId)}]`;
-  }
-  return `${key}]`;
+/** The memo key of inputs given as (content number, namespace id) pairs, in id order. */
+export function schemaMemoKey(parts: readonly (readonly [number, string | null])[]): string {
+  let key = "";
+  // JSON of the id (a quoted string or null) ends unambiguously, so keys parse back uniquely.
+  for (const [number, namespaceId] of parts) key += `${number}${JSON.stringify(namespaceId)},`;
+  return key;
 }
 
 /** Freezes the schema, its arrays and their rows (all plain data) in place. */
