@@ -110,7 +110,8 @@ export class Directory {
    * alive record whose stored parent is missing or not alive (an orphan), and every member of
    * a stored parent cycle (concurrent moves). One pass over the parent function, O(n); only
    * records with children are remembered along the way (a cycle's members all have one, and
-   * a 1,000,000-record boot must not hold a second map of every record).
+   * a 1,000,000-record boot must not hold a second map of every record). Then compiles the
+   * loaded schema and indexes the back-references under it, once.
    */
   endLoad(): void {
     this.suspects.clear();
@@ -144,6 +145,9 @@ export class Directory {
       }
       for (const r of walk) state.set(r.id, 2);
     }
+    // The store left back-references to now that the loaded schema is known (Store.beginLoad):
+    // a schema refresh indexes them; without loaded definitions, index them under this one.
+    if (!this.refreshSchema()) this.store.reindexReferences((a) => this.isReferenceAttribute(a));
   }
 
   private noteChange(record: ObjectRecord | null, previous: ObjectRecord | undefined): void {
