@@ -1,3 +1,4 @@
+import * as zlib from "node:zlib";
 import { assert } from "../../core/assert";
 import type { Result } from "../../core/errors";
 import type { Guid } from "../../core/guid";
@@ -7,6 +8,7 @@ import type { ObjectRecord } from "../../core/store/record";
 import { atomLife } from "../../core/store/record";
 import { RecordMemo } from "./record-memo";
 import { decodeRecord } from "../../core/store/record-codec";
+import { useNativeCrc32 } from "../../core/wal/crc32";
 import { KvStore } from "../../core/wal/kv-store";
 import { VerifiedRecords } from "../../core/wal/verified-records";
 import type { NodeContext, SimNodeHost } from "../world";
@@ -24,6 +26,10 @@ export interface ReplicationTiming {
   readonly pullTimeoutMs: number;
   readonly objectsPerBatch: number;
 }
+
+// The simulated nodes checksum every WAL append, replay and rebuild: zlib's CRC-32 is the same
+// function, ~3x faster than core's portable one (checked against it when installed).
+useNativeCrc32(zlib.crc32);
 
 /** How long after an erasure the host rotates the log (the rebuild that pays the debt). */
 const rotateAfterErasureMs = 2_000;
