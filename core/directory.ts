@@ -4,8 +4,8 @@ import { mintGuid } from "./guid";
 import { Journal } from "./journal";
 import { limits } from "./limits";
 import type { Random } from "./ports";
-import { compileSchema } from "./schema";
 import type { CompiledSchema, DefinitionInput } from "./schema";
+import { compileSchemaMemo, definitionContentNumber, schemaMemoKey } from "./schema/compile-memo";
 import type { ObjectRecord, ValueAtom } from "./store/record";
 import { firstValue } from "./store/record";
 import type { Stamp } from "./store/stamp";
@@ -53,7 +53,7 @@ export class Directory {
     public invocationId: Guid,
     readonly random: Random,
   ) {
-    this.schema = compileSchema([]);
+    this.schema = compileSchemaMemo(schemaMemoKey([]), () => []);
     this.store = new Store((a) => this.isReferenceAttribute(a));
   }
 
@@ -110,7 +110,8 @@ export class Directory {
    * alive record whose stored parent is missing or not alive (an orphan), and every member of
    * a stored parent cycle (concurrent moves). One pass over the parent function, O(n); only
    * records with children are remembered along the way (a cycle's members all have one, and
-   * a 1,000,000-record boot must not hold a second map of every record).
+   * a 1,000,000-record boot must not hold a second map of every record). Then compiles the
+   * loaded schema and indexes the back-references under it, once.
    */
   endLoad(): void {
     this.suspects.clear();
@@ -144,6 +145,9 @@ export class Directory {
       }
       for (const r of walk) state.set(r.id, 2);
     }
+    // The store left back-references to now that the loaded schema is known (Store.beginLoad):
+    // a schema refresh indexes them; without loaded definitions, index them under this one.
+    if (!this.refreshSchema()) this.store.reindexReferences((a) => this.isReferenceAttribute(a));
   }
 
   private noteChange(record: ObjectRecord | null, previous: ObjectRecord | undefined): void {
@@ -154,9 +158,6 @@ export class Directory {
       else this.definitionIds.add(subject.id);
       this.schemaStale = true;
     }
-    // Landmarks are system objects (or the parentless root): only their changes can move them.
-    const landmarkish = (r: ObjectRecord | null | undefined): boolean =>
-      r !== null && r !== undefined && (r.existence.system || r.placement.parent === null);
     if (landmarkish(record) || landmarkish(previous)) this.landmarkCache = null;
     this.noteRepairSuspects(record, previous);
   }
@@ -230,9 +231,29 @@ export class Directory {
   refreshSchema(): boolean {
     if (!this.schemaStale) return false;
     this.schemaStale = false;
-    this.schema = compileSchema(this.definitionInputs());
+    this.schema = compileSchemaMemo(this.schemaKey(), () => this.definitionInputs());
     this.store.reindexReferences((a) => this.isReferenceAttribute(a));
     return true;
+  }
+
+  /**
+   * The compile memo's key of `definitionInputs()`: each record's content number is kept per record
+   * (records are immutable, and boots hand in the same record objects again, see RecordMemo),
+   * so a key costs a lookup per definition instead of rendering every definition's values.
+   */
+  private schemaKey(): string {
+    const parts: Array<readonly [number, Guid | null]> = [];
+    for (const id of [...this.definitionIds].sort()) {
+      const record = this.store.get(id);
+      if (record === undefined) continue;
+      let number = contentNumbers.get(record);
+      if (number === undefined) {
+        number = definitionContentNumber(this.definitionInput(record));
+        contentNumbers.set(record, number);
+      }
+      parts.push([number, this.namespaceOf(record)]);
+    }
+    return schemaMemoKey(parts);
   }
 
   definitionInputs(extra: readonly DefinitionInput[] = []): DefinitionInput[] {
@@ -245,18 +266,21 @@ export class Directory {
   }
 
   definitionInput(record: ObjectRecord): DefinitionInput {
-    const parent = record.placement.parent;
-    const parentRecord = parent === null ? undefined : this.store.get(parent);
-    const namespaceId =
-      parentRecord?.existence.className === "schemaNamespace" ? parentRecord.id : null;
     return {
       id: record.id,
       className: record.existence.className,
       name: record.placement.name,
-      namespaceId,
+      namespaceId: this.namespaceOf(record),
       alive: record.existence.stage === "alive",
       values: valuesOf(record),
     };
+  }
+
+  /** A definition's namespace: its parent when that is a schemaNamespace (of this store). */
+  private namespaceOf(record: ObjectRecord): Guid | null {
+    const parent = record.placement.parent;
+    const parentRecord = parent === null ? undefined : this.store.get(parent);
+    return parentRecord?.existence.className === "schemaNamespace" ? parentRecord.id : null;
   }
 
   isReferenceAttribute(attribute: string): boolean {
@@ -317,6 +341,21 @@ export class Directory {
     return found;
   }
 }
+
+/**
+ * Landmarks are system objects (or the parentless root): only their changes can move them.
+ * A module function, not a closure in noteChange: under the simulator's transpiler every
+ * closure creation also names the function (esbuild's keepNames), which was ~2 % of a run.
+ */
+function landmarkish(r: ObjectRecord | null | undefined): boolean {
+  return r !== null && r !== undefined && (r.existence.system || r.placement.parent === null);
+}
+
+/**
+ * definitionContentNumber of each definition record, by record: a record is an immutable
+ * value, so its number never changes (the namespace, which depends on the parent, is not in it).
+ */
+const contentNumbers = new WeakMap<ObjectRecord, number>();
 
 export function valuesOf(
   record: ObjectRecord,

@@ -173,6 +173,29 @@ describe("Store indexes", () => {
     store.reindexReferences(isReference);
     expect(store.referencedBy("b")).toEqual([{ source: "a", attribute: "member" }]);
   });
+
+  it("a load leaves back-references to reindexReferences, and refuses use before it", () => {
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 30 }), (steps) => {
+        const records = new Map<string, ObjectRecord>();
+        let usn = 0;
+        for (const step of steps) {
+          if (step.kind === "put") records.set(step.id, makeRecord({ ...step, usn: ++usn }));
+          else records.delete(step.id);
+        }
+        const store = new Store(isReference);
+        store.beginLoad();
+        for (const r of records.values()) store.put(r);
+        store.endLoad();
+        expect(() => store.referencedBy("a")).toThrow(/indexed after a load/);
+        const late = makeRecord({ id: "z", parent: null, name: "z", alive: true, refs: [], usn: 99 });
+        expect(() => store.put(late)).toThrow(/indexed before the first write/);
+        store.reindexReferences(isReference);
+        checkAgainstOracle(store, records);
+      }),
+      { numRuns: 100 },
+    );
+  });
 });
 
 describe("UsnIndex", () => {

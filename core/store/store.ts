@@ -25,6 +25,13 @@ export class Store {
   private dirty = new Set<Guid>();
   private purged = new Set<Guid>();
   private loading = false;
+  /**
+   * From beginLoad until the next reindexReferences: the loaded records' back-references are
+   * not indexed yet. Which attributes are references depends on the schema, and the schema
+   * comes from the very records being loaded: indexing them one by one against the schema in
+   * force before the load only to index them all again afterwards was wasted work.
+   */
+  private referencesDeferred = false;
 
   /**
    * `isReference` per attribute name, memoised: records repeat the same few attribute names
@@ -52,6 +59,7 @@ export class Store {
   }
 
   put(record: ObjectRecord): void {
+    assert(this.loading || !this.referencesDeferred, "back-references are indexed before the first write");
     const previous = this.records.get(record.id);
     if (previous !== undefined) {
       assert(record.usnChanged >= previous.usnChanged, "usnChanged never goes back");
@@ -67,11 +75,14 @@ export class Store {
   /**
    * Boot: the records put until `endLoad` come from disk, so none is noted as written (a
    * million-object boot would otherwise build a million-entry dirty set only to drop it), and
-   * the usnChanged index is built at `endLoad`.
+   * the usnChanged index is built at `endLoad`. Back-references wait for the caller's
+   * `reindexReferences` once the loaded schema is known (writes and reads of back-references
+   * before it fail an assertion).
    */
   beginLoad(): void {
     assert(this.dirty.size === 0 && this.purged.size === 0, "a load starts clean");
     this.loading = true;
+    this.referencesDeferred = true;
   }
 
   endLoad(): void {
@@ -111,6 +122,7 @@ export class Store {
   }
 
   referencedBy(target: Guid): BackRef[] {
+    assert(!this.referencesDeferred, "back-references are indexed after a load");
     const out: BackRef[] = [];
     const sources = this.backRefs.get(target);
     if (sources === undefined) return out;
@@ -136,6 +148,7 @@ export class Store {
     this.isReference = isReference;
     this.referenceMemo = new Map();
     this.backRefs.clear();
+    this.referencesDeferred = false;
     for (const record of this.records.values()) this.indexRefs(record);
   }
 
@@ -155,7 +168,7 @@ export class Store {
         else held.add(record.id);
       }
     }
-    this.indexRefs(record);
+    if (!this.referencesDeferred) this.indexRefs(record);
     if (!this.loading) this.usnIndex.set(record.id, record.usnChanged, previousUsn);
   }
 

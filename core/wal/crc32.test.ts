@@ -6,7 +6,7 @@
 import * as zlib from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { crc32 } from "./crc32";
+import { crc32, crc32Portable, useNativeCrc32 } from "./crc32";
 
 const ascii = (s: string) => new TextEncoder().encode(s);
 
@@ -25,5 +25,22 @@ describe("crc32", () => {
         expect(crc32(bytes, at, bytes.length, crc32(bytes, 0, at))).toBe(zlib.crc32(bytes));
       }),
     );
+  });
+
+  it("takes a native implementation only when it agrees, and gives the same checksums", () => {
+    expect(() => useNativeCrc32((data, value) => zlib.crc32(data, value) ^ 1)).toThrow(/agrees/);
+    useNativeCrc32(zlib.crc32);
+    try {
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 512 }), fc.nat(), fc.nat(), (bytes, a, b) => {
+          const start = bytes.length === 0 ? 0 : a % bytes.length;
+          const end = start + (bytes.length === start ? 0 : b % (bytes.length - start));
+          expect(crc32(bytes, start, end, a)).toBe(crc32Portable(bytes, start, end, a));
+          expect(crc32(bytes)).toBe(crc32Portable(bytes));
+        }),
+      );
+    } finally {
+      useNativeCrc32(null);
+    }
   });
 });

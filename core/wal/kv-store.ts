@@ -21,6 +21,7 @@ import { FileSnapshotFormat } from "./snapshot-file";
 import { StorageCorruptError, StorageDeadError } from "./storage-errors";
 import type { BootReport, RebuildOutcome, StorageFileView, StorageView } from "./storage-view";
 import { scanLog } from "./record-codec";
+import type { VerifiedRecords } from "./verified-records";
 import { WriteAheadLog, type DurabilityMarks } from "./wal-log";
 import { walLimits } from "./wal-limits";
 
@@ -28,6 +29,11 @@ export interface KvStoreOptions {
   readonly rotateBytes?: number;
   /** Monotonic milliseconds for boot and rebuild timings; absent means all timings are 0. */
   readonly clockMs?: () => number;
+  /**
+   * Snapshot records known by their bytes, kept by the shell across opens (see
+   * VerifiedRecords): the simulator reopens the same disk at every restart.
+   */
+  readonly verified?: VerifiedRecords;
 }
 
 export interface KvStoreOpened {
@@ -54,9 +60,13 @@ export class KvStore {
     private readonly wal: WriteAheadLog,
     private snapshot: SnapshotMeta | null,
     private readonly debt: ErasureDebt,
-    private readonly options: { rotateBytes: number; clockMs: () => number },
+    private readonly options: {
+      rotateBytes: number;
+      clockMs: () => number;
+      verified: VerifiedRecords | null;
+    },
   ) {
-    this.snapshots = new FileSnapshotFormat(fs);
+    this.snapshots = new FileSnapshotFormat(fs, options.verified);
   }
 
   /** Boot: newest complete snapshot + replay of later logs, torn tail cut, leftovers removed. */
@@ -70,7 +80,9 @@ export class KvStore {
     if (snapshot !== null && snapshot.kind !== "file") {
       throw new StorageCorruptError(`snapshot kind ${snapshot.kind} is not readable here`);
     }
-    const entries = snapshot === null ? new Map() : new FileSnapshotFormat(fs).load(snapshot);
+    const verified = options.verified ?? null;
+    const entries =
+      snapshot === null ? new Map() : new FileSnapshotFormat(fs, verified).load(snapshot);
     const snapshotCopy =
       snapshot === null ? null : { generation: snapshot.generation, map: new Map(entries) };
     const loaded = clockMs();
@@ -82,7 +94,7 @@ export class KvStore {
     const debt = ErasureDebt.load(fs, opened.wal.marks().generation);
     // Everything older than the snapshot was just erased (see DurableStore.open).
     if (snapshot !== null) debt.settle(snapshot.generation);
-    const store = new KvStore(fs, opened.wal, snapshot, debt, { rotateBytes, clockMs });
+    const store = new KvStore(fs, opened.wal, snapshot, debt, { rotateBytes, clockMs, verified });
     if (snapshotCopy !== null) store.snapshotEntries = snapshotCopy;
     const boot: BootReport = {
       snapshotLoadMs: loaded - started,

@@ -12,13 +12,21 @@ import { encodeRecord, scanLog } from "./record-codec";
 import type { SnapshotFormat, SnapshotMeta } from "./snapshot-catalog";
 import { StorageCorruptError } from "./storage-errors";
 import { walLimits } from "./wal-limits";
+import { scanLogVerified, type EncodedRecord, type VerifiedRecords } from "./verified-records";
 
 type Entries = Iterable<readonly [string, string]>;
 
 export class FileSnapshotFormat implements SnapshotFormat<Map<string, string>, number, Entries> {
   readonly kind = "file";
 
-  constructor(private readonly fs: FileSystem) {}
+  /**
+   * `verified`: records known by their bytes (see VerifiedRecords), so that loading the
+   * snapshot this process last read or wrote does not checksum and decode it again.
+   */
+  constructor(
+    private readonly fs: FileSystem,
+    private readonly verified: VerifiedRecords | null = null,
+  ) {}
 
   dataPath(generation: number): string {
     return `${snapDir}/${generationStem(generation)}.snap`;
@@ -30,7 +38,13 @@ export class FileSnapshotFormat implements SnapshotFormat<Map<string, string>, n
     const path = this.dataPath(meta.generation);
     const bytes = this.fs.read(path);
     if (bytes === null) throw new StorageCorruptError(`complete snapshot ${path} is missing`);
-    const scan = scanLog(bytes, 1);
+    let scan;
+    if (this.verified === null) scan = scanLog(bytes, 1);
+    else {
+      this.verified.beginPass();
+      scan = scanLogVerified(bytes, 1, this.verified);
+      this.verified.endPass();
+    }
     const map = new Map<string, string>();
     for (const record of scan.records) applyKvBatch(map, record.batch);
     if (scan.tornBytes !== 0 || map.size !== meta.entries) {
@@ -66,10 +80,15 @@ export class FileSnapshotFormat implements SnapshotFormat<Map<string, string>, n
    * Writes records already encoded (seq 1, 2, ... in order, each a batch of puts; see
    * SnapshotLayout) and syncs them. The caller then writes the marker.
    */
-  writeRecords(generation: number, records: readonly Uint8Array[]): void {
+  writeRecords(generation: number, records: readonly EncodedRecord[]): void {
     const path = this.dataPath(generation);
+    if (this.verified !== null) {
+      this.verified.beginPass();
+      for (const record of records) this.verified.noteEncoded(record);
+      this.verified.endPass();
+    }
     this.fs.write(path, new Uint8Array(0));
-    for (const record of records) this.fs.append(path, record);
+    for (const record of records) this.fs.append(path, record.bytes);
     this.fs.sync(path);
     this.fs.syncDir(snapDir);
   }

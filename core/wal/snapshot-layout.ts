@@ -10,12 +10,14 @@
  */
 import type { KvBatch } from "./kv-batch";
 import { encodeRecord } from "./record-codec";
+import type { EncodedRecord } from "./verified-records";
 
 const entriesPerBucket = 64;
 
 export class SnapshotLayout {
   private readonly keys: Array<Set<string>> = [];
-  private readonly encoded: Array<Uint8Array | null> = [];
+  /** Each bucket's record with the batch it encodes (kept whole: see VerifiedRecords). */
+  private readonly encoded: Array<EncodedRecord | null> = [];
 
   private constructor(readonly bucketCount: number) {
     for (let i = 0; i < bucketCount; i++) {
@@ -54,14 +56,15 @@ export class SnapshotLayout {
   }
 
   /** Every bucket's record, encoding those that changed from `entries`' current values. */
-  records(entries: ReadonlyMap<string, string>): Uint8Array[] {
-    const out: Uint8Array[] = [];
+  records(entries: ReadonlyMap<string, string>): EncodedRecord[] {
+    const out: EncodedRecord[] = [];
     for (let i = 0; i < this.bucketCount; i++) {
       let record = this.encoded[i] ?? null;
       if (record === null) {
         const puts: Array<[string, string]> = [];
         for (const key of this.keys[i]!) puts.push([key, entries.get(key)!]);
-        record = encodeRecord(i + 1, { puts, dels: [] });
+        const batch = { puts, dels: [] };
+        record = { seq: i + 1, batch, bytes: encodeRecord(i + 1, batch) };
         this.encoded[i] = record;
       }
       out.push(record);

@@ -1,3 +1,4 @@
+import * as zlib from "node:zlib";
 import { assert } from "../../core/assert";
 import type { Result } from "../../core/errors";
 import type { Guid } from "../../core/guid";
@@ -7,7 +8,9 @@ import type { ObjectRecord } from "../../core/store/record";
 import { atomLife } from "../../core/store/record";
 import { RecordMemo } from "./record-memo";
 import { decodeRecord } from "../../core/store/record-codec";
+import { useNativeCrc32 } from "../../core/wal/crc32";
 import { KvStore } from "../../core/wal/kv-store";
+import { VerifiedRecords } from "../../core/wal/verified-records";
 import type { NodeContext, SimNodeHost } from "../world";
 import type { DirectoryOp } from "./directory-op";
 import type { Ledger } from "./ledger";
@@ -23,6 +26,10 @@ export interface ReplicationTiming {
   readonly pullTimeoutMs: number;
   readonly objectsPerBatch: number;
 }
+
+// The simulated nodes checksum every WAL append, replay and rebuild: zlib's CRC-32 is the same
+// function, ~3x faster than core's portable one (checked against it when installed).
+useNativeCrc32(zlib.crc32);
 
 /** How long after an erasure the host rotates the log (the rebuild that pays the debt). */
 const rotateAfterErasureMs = 2_000;
@@ -104,6 +111,8 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   private readonly picks: PickIndex;
   /** Decoded records by persisted text, across this node's boots (see RecordMemo). */
   private readonly records = new RecordMemo();
+  /** Snapshot records by their bytes, across this node's boots (see VerifiedRecords). */
+  private readonly verified = new VerifiedRecords(sameBytes);
 
   constructor(readonly options: HostOptions) {
     this.labels = options.labels ?? new Labels();
@@ -251,7 +260,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   }
 
   private boot(ctx: NodeContext<ReplicationMessage>): void {
-    const opened = KvStore.open(ctx.fs);
+    const opened = KvStore.open(ctx.fs, { verified: this.verified });
     this.store = opened.store;
     const booted = DirectoryNode.boot(ctx.prng, opened.entries, ctx.wallMs(), this.records.decode);
     if (booted !== null) this.recoveredBoots++;
@@ -347,4 +356,9 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       for (const a of atoms.values()) ack(`attr\u0000${name}\u0000${a.key ?? ""}`, a.stamp, atomLife(a));
     }
   }
+}
+
+/** Native byte comparison (memcmp): several times faster than checksumming the bytes again. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
 }
