@@ -139,7 +139,7 @@ describe("DurableStore", () => {
     await store.close();
   });
 
-  it("reports logical sizes: the active log's records (its file size: allocatedBytes)", async () => {
+  it("reports logical sizes: the active log's records (file size: allocatedBytes)", async () => {
     const dir = tempDir();
     const { store } = await DurableStore.open(dir);
     store.commit([put("o/a", "1"), put("o/b", "2")]);
