@@ -189,7 +189,8 @@ describe("SimFs: crash", () => {
       fs.writeAt("log", 14, bytes("DDDD"));
       const report = fs.crash(new Prng(seed));
       const kept = report.torn?.keptBytes ?? 0;
-      const content = [...(fs.read("log") ?? [])].map((b) => (b === 0 ? "0" : String.fromCharCode(b)));
+      const shown = (b: number): string => (b === 0 ? "0" : String.fromCharCode(b));
+      const content = [...(fs.read("log") ?? [])].map(shown);
       expect(content.join("")).toBe(after(kept));
       seen.add(content.join(""));
     }

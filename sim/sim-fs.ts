@@ -110,7 +110,8 @@ interface Inode {
  * the unsynced appends and positional writes of the last-written file: a torn write that can
  * end inside a record, in place or at the end.
  * Errors follow POSIX and adapters/storage/node-fs.ts: ENOENT for a missing file in sync,
- * writeAt, truncate and rename; remove is `rm -rf` (absent is fine, a directory goes with its content).
+ * writeAt, truncate and rename; remove is `rm -rf` (absent is fine, a directory goes with its
+ * content).
  */
 export class SimFs implements FileSystem {
   readonly stats: SimFsStats = {
@@ -186,7 +187,8 @@ export class SimFs implements FileSystem {
     this.maybeFail("write", path);
     const inode = this.openOrCreate("write", normPath(path));
     const old = inode.buf.slice(0, inode.len);
-    inode.changes.push({ offset: 0, old, oldLen: inode.len, written: bytes.length, tearable: false });
+    const written = bytes.length;
+    inode.changes.push({ offset: 0, old, oldLen: inode.len, written, tearable: false });
     inode.buf = bytes.slice();
     inode.len = bytes.length;
     this.stats.writes++;
@@ -443,7 +445,8 @@ function durableBytes(inode: Inode): Uint8Array {
   if (inode.changes.every((c) => c.old.length === 0 && c.offset >= c.oldLen)) {
     return inode.buf.subarray(0, first.oldLen);
   }
-  const copy: Inode = { buf: inode.buf.slice(0, inode.len), len: inode.len, changes: inode.changes };
+  const { len, changes } = inode;
+  const copy: Inode = { buf: inode.buf.slice(0, len), len, changes };
   undoChanges(copy, 0);
   return copy.buf.subarray(0, copy.len);
 }

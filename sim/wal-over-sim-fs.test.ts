@@ -26,11 +26,10 @@ interface RunStats {
 }
 
 /** One random life of a log; throws (via expect) on any broken promise. */
-function life(seed: number, fs: SimFs, steps: number, stats: RunStats, syncRoot = false): void {
+function life(seed: number, fs: SimFs, steps: number, stats: RunStats): void {
   const prng = new Prng(seed);
   const diskPrng = prng.fork("disk");
   let { wal } = WriteAheadLog.open(fs);
-  if (syncRoot) fs.syncDir("");
   let model: string[] = [];
   let synced = 0;
   let next = 0;
@@ -92,7 +91,7 @@ describe("WriteAheadLog over SimFs", () => {
   it("every synced batch survives crashes and torn tails (many seeds)", () => {
     const stats: RunStats = { crashes: 0, cleanReopens: 0, tornBytes: 0, replayedUnsynced: 0 };
     for (let seed = 1; seed <= 150; seed++) {
-      // Directories durable on creation: the WAL syncs its own directory, not the root.
+      // Directories durable on creation (what ext4 mostly delivers).
       life(seed, new SimFs({ strictDirs: false }), 200, stats);
     }
     // The faults really happened: crashes cut torn records and kept whole unsynced ones.
@@ -103,12 +102,11 @@ describe("WriteAheadLog over SimFs", () => {
   });
 
   // POSIX: the new `wal/` directory's own entry is durable only after syncDir("") (its
-  // parent). WriteAheadLog.open does not do that yet, so under strict directories a crash of a
-  // fresh disk can lose every synced batch. Here the harness adds that one syncDir after the
-  // first open (the fix belongs in core/wal) and everything else holds under strict dirs.
-  it("with the root synced once after creation, strict directories keep every synced batch", () => {
+  // parent); WriteAheadLog.open syncs the root when it creates the first generation, so a
+  // crash of a fresh disk keeps every synced batch under strict directories too.
+  it("under strict directories every synced batch survives too", () => {
     const stats: RunStats = { crashes: 0, cleanReopens: 0, tornBytes: 0, replayedUnsynced: 0 };
-    for (let seed = 1; seed <= 100; seed++) life(seed, new SimFs(), 200, stats, true);
+    for (let seed = 1; seed <= 100; seed++) life(seed, new SimFs(), 200, stats);
     expect(stats.crashes).toBeGreaterThan(500);
   });
 });

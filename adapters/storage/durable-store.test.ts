@@ -3,7 +3,8 @@
  * after reopening; rotate + background rebuild + reopen boots from the LevelDB snapshot plus the
  * log tail; garbage after the last record (a torn write) is cut at boot, zeros after it (the
  * preallocated space) are not; a data directory written before preallocation boots; sizes in
- * the view are logical; an I/O error kills writes with StorageDeadError. Method: real temporary directories under os.tmpdir(), removed
+ * the view are logical; an I/O error kills writes with StorageDeadError. Method: real temporary
+ * directories under os.tmpdir(), removed
  * after each test; reopen in the same process after close().
  */
 import * as fs from "node:fs";
@@ -138,14 +139,17 @@ describe("DurableStore", () => {
     await store.close();
   });
 
-  it("reports logical sizes: the active log's records, its file size as allocatedBytes", async () => {
+  it("reports logical sizes: the active log's records (file size: allocatedBytes)", async () => {
     const dir = tempDir();
     const { store } = await DurableStore.open(dir);
     store.commit([put("o/a", "1"), put("o/b", "2")]);
     const { marks, files } = store.view();
     const log = path.join(dir, "wal", "gen-000001.log");
     expect(files).toEqual([
-      { path: "wal/gen-000001.log", kind: "wal", generation: 1, bytes: marks.appendedBytes, active: true },
+      {
+        path: "wal/gen-000001.log", kind: "wal", generation: 1, bytes: marks.appendedBytes,
+        active: true,
+      },
     ]);
     expect(fs.statSync(log).size).toBe(marks.allocatedBytes);
     expect(marks.allocatedBytes).toBeGreaterThan(marks.appendedBytes);
@@ -179,7 +183,7 @@ describe("DurableStore", () => {
     await third.store.close();
   });
 
-  it("boots a data directory written by appending (no preallocated space), torn tail cut", async () => {
+  it("boots a directory written by appending (no preallocated space), torn tail cut", async () => {
     const dir = tempDir();
     fs.mkdirSync(path.join(dir, "wal"));
     const one = encodeRecord(1, put("o/a", "1"));
@@ -193,7 +197,8 @@ describe("DurableStore", () => {
     expect(first.boot).toMatchObject({ generation: 2, recordsReplayed: 2 });
     expect(first.boot.tornBytesCut).toBeGreaterThan(0);
     first.store.commit([put("o/d", "4")]);
-    expect(first.store.view().files.map((f) => f.bytes)).toEqual([one.length, first.store.view().marks.appendedBytes]);
+    const view = first.store.view();
+    expect(view.files.map((f) => f.bytes)).toEqual([one.length, view.marks.appendedBytes]);
     await first.store.close();
     const second = await DurableStore.open(dir);
     expect(second.boot.tornBytesCut).toBe(0);

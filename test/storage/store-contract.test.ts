@@ -37,7 +37,7 @@ interface Harness {
   /** Waits until no rebuild runs (a no-op for the inline one). */
   settle(store: StoreLike): Promise<void>;
   close(store: StoreLike): Promise<void>;
-  /** Writes bytes just after the active log's last record (a torn write: the log is preallocated). */
+  /** Writes bytes just after the active log's last record (a torn write into preallocation). */
   writeAfterLastRecord(bytes: Uint8Array): void;
   allFileBytes(): Uint8Array[];
 }
