@@ -175,4 +175,16 @@ describe("KvStore", () => {
     expect(() => doomed.markErasureDebt()).toThrow(/storage is dead/);
     expect(store.dead).toBe(false);
   });
+
+  it("reports the active log by its records' bytes, not its preallocated file size", () => {
+    const fs = new MemoryFileSystem();
+    const { store } = KvStore.open(fs);
+    store.commit([{ puts: [["o/a", "1"]], dels: [] }]);
+    const view = store.view();
+    const active = view.files.find((f) => f.kind === "wal" && f.active);
+    expect(view.marks.appendedBytes).toBeGreaterThan(0);
+    expect(view.marks.allocatedBytes).toBeGreaterThan(view.marks.appendedBytes);
+    expect(active?.bytes).toBe(view.marks.appendedBytes);
+    expect(fs.size(active?.path ?? "")).toBe(view.marks.allocatedBytes);
+  });
 });

@@ -170,15 +170,18 @@ export class KvStore {
   }
 
   private files(): StorageFileView[] {
-    const active = this.wal.marks().generation;
+    const marks = this.wal.marks();
+    const active = marks.generation;
     const out: StorageFileView[] = [];
     for (const dir of [walDir, snapDir]) {
       for (const name of this.fs.list(dir)) {
         const generation = generationOfName(name);
         if (generation === null) continue;
         const kind = dir === walDir ? "wal" : "snapshot";
-        const bytes = this.fs.size(`${dir}/${name}`) ?? 0;
         const isActive = kind === "wal" && generation === active;
+        // The active log's file is preallocated with zeros: its size is its records' bytes,
+        // as adapters/storage/storage-files.ts reports it (allocatedBytes is in the marks).
+        const bytes = isActive ? marks.appendedBytes : (this.fs.size(`${dir}/${name}`) ?? 0);
         out.push({ path: `${dir}/${name}`, kind, generation, bytes, active: isActive });
       }
     }
