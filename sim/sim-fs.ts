@@ -186,7 +186,9 @@ export class SimFs implements FileSystem {
   write(path: string, bytes: Uint8Array): void {
     this.maybeFail("write", path);
     const inode = this.openOrCreate("write", normPath(path));
-    const old = inode.buf.slice(0, inode.len);
+    // The old buffer is replaced below and nothing else holds it, so the undo record may keep
+    // it as it is: no copy (snapshot rewrites and erasures rewrite whole multi-MB files).
+    const old = inode.buf.subarray(0, inode.len);
     const written = bytes.length;
     inode.changes.push({ offset: 0, old, oldLen: inode.len, written, tearable: false });
     inode.buf = bytes.slice();
