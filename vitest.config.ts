@@ -7,8 +7,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Most of the suite's CPU is simulator batteries: their V8 flags (sim/runtime-flags.ts).
-    execArgv: [...simulatorNodeFlags],
+    // Most of the suite's CPU is simulator batteries, run side by side in two workers: the V8
+    // flags of many runs (sim/runtime-flags.ts).
+    execArgv: simulatorNodeFlags("many-runs"),
     // vitest's summary first, then one plain closing line for CI (see the reporter).
     reporters: ["default", "./test/support/closing-line-reporter.ts"],
   },

@@ -7,16 +7,15 @@
  * Usage: npx tsx bench/sim-speed.ts [--quick] [--seeds N] [--minutes M]
  *   --quick: 10 simulated minutes for figure 1 and 5 seeds for figure 2; --minutes and
  *   --seeds set either directly (--seeds 0 skips figure 2).
- * Runs under the simulator's V8 flags (sim/runtime-flags.ts), re-executing itself if needed.
- * Profile: node --cpu-prof --import tsx bench/sim-speed.ts --quick, then
- *   npx tsx bench/profile-summary.ts <file>.cpuprofile
+ * Each figure runs in a child process under the simulator's V8 flags for its shape of work
+ * (sim/runtime-flags.ts): figure 1 as one run, figure 2 as many runs, as `npm run sim` would.
+ * Profile one figure: node --cpu-prof --max-semi-space-size=64 --import tsx
+ *   bench/sim-speed.ts --quick --figure hour (or --single-threaded-gc too and --figure seeds),
+ *   then npx tsx bench/profile-summary.ts <file>.cpuprofile
  */
 import { presetScenario } from "../sim/scenario/swarm";
 import { runScenario } from "../sim/scenario/run-scenario";
-import { ensureSimulatorFlags, simulatorNodeFlags } from "../sim/runtime-flags";
-
-// The simulator's V8 flags, as `npm run sim` runs under them (sim/runtime-flags.ts).
-ensureSimulatorFlags();
+import { runUnderSimulatorFlags, type RunShape } from "../sim/runtime-flags";
 
 const quick = process.argv.includes("--quick");
 const seedsArg = process.argv.indexOf("--seeds");
@@ -60,6 +59,23 @@ function standardSeedsPerCpuMinute(): void {
   );
 }
 
-console.log(`node ${process.version}, V8 flags: ${simulatorNodeFlags.join(" ")}`);
-hourUnderChaos();
-if (standardSeeds > 0) standardSeedsPerCpuMinute();
+const figures: ReadonlyArray<readonly [name: string, shape: RunShape, run: () => void]> = [
+  ["hour", "one-run", hourUnderChaos],
+  ["seeds", "many-runs", standardSeedsPerCpuMinute],
+];
+const figureArg = process.argv.indexOf("--figure");
+const only = figureArg > 0 ? process.argv[figureArg + 1] : undefined;
+const chosen = figures.find(([name]) => name === only);
+if (only !== undefined && chosen === undefined) throw new Error("--figure takes hour or seeds");
+if (chosen !== undefined) {
+  const v8Flags = process.execArgv.filter((a) => /^--(max-semi|single-threaded)/u.test(a));
+  console.log(`[node ${process.version}, V8 flags: ${v8Flags.join(" ") || "none"}]`);
+  chosen[2]();
+} else {
+  let status = 0;
+  for (const [name, shape] of figures) {
+    if (name === "seeds" && standardSeeds <= 0) continue;
+    status = Math.max(status, runUnderSimulatorFlags(shape, ["--figure", name]));
+  }
+  process.exitCode = status;
+}

@@ -26,7 +26,7 @@ import { runScenario } from "./scenario/run-scenario";
 import type { Scenario, SeedRange } from "./scenario/scenario";
 import { shrink } from "./scenario/shrink";
 import { presetScenario, swarmScenario } from "./scenario/swarm";
-import { ensureSimulatorFlags } from "./runtime-flags";
+import { ensureSimulatorFlags, runShapeOfArgs } from "./runtime-flags";
 
 interface Args {
   readonly flags: Set<string>;
@@ -204,7 +204,7 @@ function main(argv: readonly string[]): number {
   return ok ? 0 : 1;
 }
 
-ensureSimulatorFlags();
+ensureSimulatorFlags(runShapeOfArgs(process.argv.slice(2)));
 try {
   process.exitCode = main(process.argv.slice(2));
 } catch (error) {

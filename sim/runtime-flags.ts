@@ -1,43 +1,73 @@
 /**
- * The V8 flags simulator runs go under. A seed allocates a great deal of short-lived garbage
- * (messages, batches, decoded records): a larger young generation (64 MiB semi-spaces instead
- * of V8's 16) lets most of it die before it is copied, and one GC thread instead of V8's
- * parallel helpers spends less CPU in total (the helpers contend with the other worker on a
- * 2-core machine; runs are CPU-bound and scale by running seeds in separate processes). Measured
- * on standard seeds: 45 -> 53 seeds per CPU minute at load 0.8, 34 -> 43 at load 4 (see
- * bench/README.md). Flags change neither a run's events nor its trace hash: they only tune the
- * runtime's memory management.
+ * The V8 flags simulator runs go under, by the shape of the work. A seed allocates a great deal
+ * of short-lived garbage (messages, batches, decoded records): a larger young generation
+ * (64 MiB semi-spaces instead of V8's 16) lets more of it die before it is copied.
+ *
+ * - "many-runs" (seed ranges, batteries, swarms, shrinking, the vitest workers): also one GC
+ *   thread. Such work scales by running processes side by side, one per core, and V8's parallel
+ *   GC helpers would only contend with the other process: less CPU per seed in total
+ *   (65-69 -> 70-73 standard seeds per CPU minute, back to back).
+ * - "one-run" (reproducing one seed, the real-time figure): parallel GC, which lets one run use
+ *   the second core (30 simulated minutes at 20 w/s: 125x -> 151x real time).
+ * Flags change neither a run's events nor its trace hash: they only tune memory management.
  *
  * Heap sizes are fixed when the process starts, so an entry point that wants them re-executes
  * itself once with the flags (an environment marker stops a second re-execution).
  */
 import { spawnSync } from "node:child_process";
 
-export const simulatorNodeFlags: readonly string[] = [
-  "--max-semi-space-size=64",
-  "--single-threaded-gc",
-];
+export type RunShape = "one-run" | "many-runs";
 
-const marker = "CANOPY_SIM_FLAGS";
-
-/** Whether this process already runs under `simulatorNodeFlags`. */
-export function hasSimulatorFlags(): boolean {
-  return simulatorNodeFlags.every((f) => process.execArgv.includes(f)) || process.env[marker] === "1";
+export function simulatorNodeFlags(shape: RunShape): string[] {
+  const base = ["--max-semi-space-size=64"];
+  return shape === "many-runs" ? [...base, "--single-threaded-gc"] : base;
 }
 
 /**
- * Re-runs the current script under the simulator's flags and exits with its status, unless
- * the process already has them. Call first thing in an entry point (before any work).
+ * The shape of a `npm run sim` command line (sim/cli.ts): one run (a single seed given with
+ * --seed N or --seeds N, and no --all, --swarm or --shrink) or many (a range, a scenario
+ * file's own seed range, every file, a swarm, a shrink).
  */
-export function ensureSimulatorFlags(): void {
-  if (hasSimulatorFlags()) return;
+export function runShapeOfArgs(argv: readonly string[]): RunShape {
+  if (argv.includes("--all") || argv.includes("--swarm") || argv.includes("--shrink")) {
+    return "many-runs";
+  }
+  const at = Math.max(argv.indexOf("--seed"), argv.indexOf("--seeds"));
+  const seeds = at >= 0 ? argv[at + 1] : undefined;
+  const m = seeds === undefined ? null : /^(\d+)(?:\.\.(\d+))?$/u.exec(seeds);
+  if (m === null) return "many-runs";
+  return m[2] === undefined || m[2] === m[1] ? "one-run" : "many-runs";
+}
+
+const marker = "CANOPY_SIM_FLAGS";
+
+/** Whether this process already runs under the flags of `shape` (or was started for it). */
+export function hasSimulatorFlags(shape: RunShape): boolean {
+  if (process.env[marker] === shape) return true;
+  return simulatorNodeFlags(shape).every((f) => process.execArgv.includes(f));
+}
+
+/**
+ * Runs the current script again under the flags of `shape`, with `extraArgs` after its own
+ * arguments, and returns the child's exit status.
+ */
+export function runUnderSimulatorFlags(shape: RunShape, extraArgs: readonly string[] = []): number {
   const script = process.argv[1];
-  if (script === undefined) return;
+  if (script === undefined) throw new Error("no script to re-run");
   const child = spawnSync(
     process.execPath,
-    [...simulatorNodeFlags, ...process.execArgv, script, ...process.argv.slice(2)],
-    { stdio: "inherit", env: { ...process.env, [marker]: "1" } },
+    [...simulatorNodeFlags(shape), ...process.execArgv, script, ...process.argv.slice(2), ...extraArgs],
+    { stdio: "inherit", env: { ...process.env, [marker]: shape } },
   );
   if (child.error !== undefined) throw child.error;
-  process.exit(child.status ?? 1);
+  return child.status ?? 1;
+}
+
+/**
+ * Re-runs the current script under the flags of `shape` and exits with its status, unless the
+ * process already has them. Call first thing in an entry point (before any work).
+ */
+export function ensureSimulatorFlags(shape: RunShape): void {
+  if (hasSimulatorFlags(shape)) return;
+  process.exit(runUnderSimulatorFlags(shape));
 }
