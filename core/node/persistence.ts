@@ -49,21 +49,14 @@ type StoredNodeMeta = Omit<NodeMeta, "replication"> & { readonly replication?: R
  */
 export class PersistedReplication {
   private utd: ReplicationState["utd"] | null = null;
+  /** Entries of `utd` (0 while null). */
+  private utdSize = 0;
   private watermarks: ReplicationState["watermarks"] | null = null;
   private retired: ReplicationState["retired"] | null = null;
 
   /** Adds a put for every part that changed since the last call, and notes it as written. */
   putChanged(state: ReplicationState, puts: Array<[string, string]>, dels: string[]): void {
-    if (state.utd !== this.utd) {
-      const before = this.utd ?? {};
-      for (const [invocation, entry] of Object.entries(state.utd)) {
-        if (before[invocation] !== entry) puts.push([keys.utdEntry(invocation), JSON.stringify(entry)]);
-      }
-      for (const invocation of Object.keys(before)) {
-        if (state.utd[invocation] === undefined) dels.push(keys.utdEntry(invocation));
-      }
-      if (this.utd === null) dels.push(keys.utd);
-    }
+    if (state.utd !== this.utd) this.putChangedEntries(state.utd, puts, dels);
     if (state.watermarks !== this.watermarks) {
       puts.push([keys.watermarks, JSON.stringify(state.watermarks)]);
     }
@@ -71,6 +64,36 @@ export class PersistedReplication {
     this.utd = state.utd;
     this.watermarks = state.watermarks;
     this.retired = state.retired;
+  }
+
+  /**
+   * The vector gains an entry per boot and a batch advances a few, so this runs over ~60
+   * entries to write ~5. `for in` in the vector's own key order (what `Object.entries` gives,
+   * so the puts keep their order) without allocating the entry pairs, and the entries gone
+   * are looked for only when fewer of the old ones were found than the old vector held.
+   */
+  private putChangedEntries(
+    utd: ReplicationState["utd"],
+    puts: Array<[string, string]>,
+    dels: string[],
+  ): void {
+    const before = this.utd ?? {};
+    let kept = 0;
+    let size = 0;
+    for (const invocation in utd) {
+      const entry = utd[invocation];
+      const old = before[invocation];
+      size++;
+      if (old !== undefined) kept++;
+      if (old !== entry) puts.push([keys.utdEntry(invocation), JSON.stringify(entry)]);
+    }
+    if (kept !== this.utdSize) {
+      for (const invocation in before) {
+        if (utd[invocation] === undefined) dels.push(keys.utdEntry(invocation));
+      }
+    }
+    if (this.utd === null) dels.push(keys.utd);
+    this.utdSize = size;
   }
 }
 
