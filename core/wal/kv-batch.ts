@@ -22,30 +22,39 @@ const decoder = new TextDecoder();
 /**
  * Encodes a batch. Replay applies a batch's puts in order, then its deletes, so a key both put
  * and deleted in one batch ends up deleted (the node may purge an object it also rewrote).
- *
- * Strings are encoded straight into one scratch buffer (`encodeInto`, its length prefix
- * written after), then the used part is copied out: `encode` per string allocated a buffer
- * for each and copied it again, 3-4x slower (every WAL append and snapshot rebuild encodes).
- * The bytes are the same: both encoders turn a string into the same UTF-8.
  */
 export function encodeKvBatch(batch: KvBatch): Uint8Array {
+  return encodeKvBatchScratch(batch, 0).slice();
+}
+
+/**
+ * Encodes a batch into the shared scratch buffer after `headroom` bytes the caller fills (a
+ * log record's header), and returns the scratch's used part: valid only until the next
+ * encoding, so the caller copies it out or hands it to a write that copies it.
+ *
+ * Strings are encoded straight into the scratch buffer (`encodeInto`, its length prefix
+ * written after): `encode` per string allocated a buffer for each and copied it again, 3-4x
+ * slower (every WAL append and snapshot rebuild encodes). The bytes are the same: both
+ * encoders turn a string into the same UTF-8.
+ */
+export function encodeKvBatchScratch(batch: KvBatch, headroom: number): Uint8Array {
   // UTF-8 takes at most 3 bytes per UTF-16 code unit (a surrogate pair: 4 bytes for 2 units).
-  let bound = headerBytes;
+  let bound = headroom + headerBytes;
   for (const [key, value] of batch.puts) bound += 8 + 3 * (key.length + value.length);
   for (const key of batch.dels) bound += 4 + 3 * key.length;
   const out = scratchOf(bound);
-  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
-  out[0] = formatV1;
-  view.setUint32(1, batch.puts.length, true);
-  view.setUint32(5, batch.dels.length, true);
-  let at = headerBytes;
+  const view = scratchView(out);
+  out[headroom] = formatV1;
+  view.setUint32(headroom + 1, batch.puts.length, true);
+  view.setUint32(headroom + 5, batch.dels.length, true);
+  let at = headroom + headerBytes;
   for (const [key, value] of batch.puts) {
     at = putString(out, view, at, key, true);
     at = putString(out, view, at, value, false);
   }
   for (const key of batch.dels) at = putString(out, view, at, key, true);
   assert(at <= bound, "kv batch encoding stays inside its bound");
-  return out.slice(0, at);
+  return out.subarray(0, at);
 }
 
 /**
@@ -64,6 +73,8 @@ function putString(out: Uint8Array, view: DataView, at: number, text: string, is
 const scratchKeptBytes = 1 << 22;
 let scratch = new Uint8Array(1 << 16);
 
+let scratchDataView = new DataView(scratch.buffer);
+
 /** A buffer of at least `bytes` for one encoding; its content is overwritten. */
 function scratchOf(bytes: number): Uint8Array {
   if (bytes <= scratch.length) return scratch;
@@ -71,7 +82,13 @@ function scratchOf(bytes: number): Uint8Array {
   let size = scratch.length;
   while (size < bytes) size *= 2;
   scratch = new Uint8Array(size);
+  scratchDataView = new DataView(scratch.buffer);
   return scratch;
+}
+
+/** A view of `buffer` (the scratch's is made once, not per encoding). */
+function scratchView(buffer: Uint8Array): DataView {
+  return buffer === scratch ? scratchDataView : new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
 /**

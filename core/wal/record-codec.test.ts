@@ -7,7 +7,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeKvBatch, encodeKvBatch, type KvBatch } from "./kv-batch";
-import { encodeRecord, LogScanner, scanLog } from "./record-codec";
+import { crc32Portable } from "./crc32";
+import { encodeRecord, encodeRecordScratch, LogScanner, scanLog } from "./record-codec";
 
 const key = fc.string({ minLength: 1, maxLength: 24, unit: "grapheme" });
 const batchArb: fc.Arbitrary<KvBatch> = fc.record({
@@ -49,6 +50,57 @@ describe("kv batch", () => {
         expect(batch === null || Array.isArray(batch.puts)).toBe(true);
       }),
     );
+  });
+});
+
+/** The record layout written out plainly (one TextEncoder buffer per string). */
+function referenceRecord(seq: number, batch: KvBatch): Uint8Array {
+  const text = new TextEncoder();
+  const parts: Uint8Array[] = [];
+  const u32 = (n: number): Uint8Array => {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, n, true);
+    return b;
+  };
+  const str = (s: string): void => {
+    const b = text.encode(s);
+    parts.push(u32(b.length), b);
+  };
+  parts.push(u32(seq % 2 ** 32), u32(Math.floor(seq / 2 ** 32)));
+  parts.push(Uint8Array.of(1), u32(batch.puts.length), u32(batch.dels.length));
+  for (const [k, v] of batch.puts) {
+    str(k);
+    str(v);
+  }
+  for (const k of batch.dels) str(k);
+  const payload = concat(parts);
+  const length = u32(payload.length);
+  const crc = crc32Portable(payload, 0, payload.length, crc32Portable(length));
+  return concat([length, u32(crc), payload]);
+}
+
+describe("record encoding", () => {
+  it("writes the documented layout, from the scratch buffer and copied alike", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 2 ** 40 }), batchArb)), (records) => {
+        for (const [seq, batch] of records) {
+          const expected = referenceRecord(seq, batch);
+          expect(encodeRecordScratch(seq, batch)).toEqual(expected);
+          expect(encodeRecord(seq, batch)).toEqual(expected);
+        }
+      }),
+    );
+  });
+
+  it("hands out the scratch buffer until the next encoding, and copies that stay", () => {
+    const a = { puts: [["k", "a".repeat(100)]] as [string, string][], dels: [] };
+    const b = { puts: [["k", "b".repeat(100)]] as [string, string][], dels: [] };
+    const copy = encodeRecord(1, a);
+    const scratch = encodeRecordScratch(1, a);
+    expect(scratch).toEqual(copy);
+    encodeRecordScratch(1, b);
+    expect(scratch).not.toEqual(copy);
+    expect(copy).toEqual(referenceRecord(1, a));
   });
 });
 

@@ -9,7 +9,7 @@
  */
 import { assert } from "../assert";
 import { crc32 } from "./crc32";
-import { decodeKvBatch, encodeKvBatch, type KvBatch } from "./kv-batch";
+import { decodeKvBatch, encodeKvBatchScratch, type KvBatch } from "./kv-batch";
 import { walLimits } from "./wal-limits";
 
 export const recordHeaderBytes = 8;
@@ -34,16 +34,24 @@ export interface LogScan {
 }
 
 export function encodeRecord(seq: number, batch: KvBatch): Uint8Array {
+  return encodeRecordScratch(seq, batch).slice();
+}
+
+/**
+ * The record's bytes in the batch encoder's scratch buffer, valid only until the next
+ * encoding: for a caller that hands them straight to a write that copies them (the WAL's
+ * append), so a record is built in place once and copied once, into the file. (It was encoded
+ * into the scratch, copied out, and copied again into a record buffer before its write.)
+ */
+export function encodeRecordScratch(seq: number, batch: KvBatch): Uint8Array {
   assert(Number.isSafeInteger(seq) && seq >= 1 && seq <= walLimits.seqMax, `bad seq ${seq}`);
-  const body = encodeKvBatch(batch);
-  const payloadBytes = seqBytes + body.length;
+  const out = encodeKvBatchScratch(batch, recordHeaderBytes + seqBytes);
+  const payloadBytes = out.length - recordHeaderBytes;
   assert(payloadBytes <= walLimits.recordPayloadBytesMax, `record too large: ${payloadBytes}`);
-  const out = new Uint8Array(recordHeaderBytes + payloadBytes);
-  const view = new DataView(out.buffer);
+  const view = new DataView(out.buffer, out.byteOffset, recordHeaderBytes + seqBytes);
   view.setUint32(0, payloadBytes, true);
   view.setUint32(8, seq % twoPow32, true);
   view.setUint32(12, Math.floor(seq / twoPow32), true);
-  out.set(body, recordHeaderBytes + seqBytes);
   view.setUint32(4, crc32(out, recordHeaderBytes, out.length, crc32(out, 0, 4)), true);
   return out;
 }

@@ -30,7 +30,7 @@ import type { FileSystem } from "./fs-port";
 import { parseGeneration, walDir, walPath } from "./generation-names";
 import type { KvBatch } from "./kv-batch";
 import { nextAllocation, tornEnd, zeroFill } from "./log-space";
-import { decodeRecordAt, encodeRecord, scanLog, type LogRecord } from "./record-codec";
+import { decodeRecordAt, encodeRecordScratch, scanLog, type LogRecord } from "./record-codec";
 import { StorageCorruptError } from "./storage-errors";
 import { walLimits } from "./wal-limits";
 
@@ -131,10 +131,14 @@ export class WriteAheadLog {
     return walPath(this.activeGeneration);
   }
 
-  /** Appends one batch to the active log. Not durable until the next `sync`. */
+  /**
+   * Appends one batch to the active log. Not durable until the next `sync`. The record is
+   * encoded in the encoder's scratch buffer and written from there: a FileSystem write copies
+   * its bytes (none keeps them: zeroFill hands every write the same zeros too).
+   */
   append(batch: KvBatch): { seq: number; bytes: number } {
     const seq = this.appendedSeq + 1;
-    const record = encodeRecord(seq, batch);
+    const record = encodeRecordScratch(seq, batch);
     const end = this.appendedBytes + record.length;
     this.fs.writeAt(this.activePath, this.appendedBytes, record);
     // Marks move only after each write returned, so a throwing write leaves them truthful.
