@@ -8,11 +8,18 @@
  * reads it as any other snapshot. A key that was erased (shredded) is a changed key, so its
  * bucket is encoded afresh from the current value: no reused record holds an erased value.
  */
+import { ByteArena } from "./byte-arena";
 import type { KvBatch } from "./kv-batch";
-import { encodeRecord } from "./record-codec";
+import { encodeRecordScratch } from "./record-codec";
 import type { EncodedRecord } from "./verified-records";
 
 const entriesPerBucket = 64;
+
+/**
+ * The bytes of encoded bucket records (see ByteArena: a record of its own buffer cost more to
+ * allocate than to encode). Shared by every layout: a record is copied in once and only read.
+ */
+const arena = new ByteArena();
 
 export class SnapshotLayout {
   private readonly keys: Array<Set<string>> = [];
@@ -64,7 +71,7 @@ export class SnapshotLayout {
         const puts: Array<[string, string]> = [];
         for (const key of this.keys[i]!) puts.push([key, entries.get(key)!]);
         const batch = { puts, dels: [] };
-        record = { seq: i + 1, batch, bytes: encodeRecord(i + 1, batch) };
+        record = { seq: i + 1, batch, bytes: arena.copy(encodeRecordScratch(i + 1, batch)) };
         this.encoded[i] = record;
       }
       out.push(record);
