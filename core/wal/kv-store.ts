@@ -283,10 +283,24 @@ function eraseAll(fs: FileSystem, paths: readonly string[], dir: string): void {
     const size = fs.size(path);
     if (size === null) continue;
     if (size > 0) {
-      fs.write(path, new Uint8Array(size));
+      fs.write(path, zerosOf(size));
       fs.sync(path);
     }
     fs.remove(path);
   }
   fs.syncDir(dir);
+}
+
+/** Zeros kept for erasures up to this size (a FileSystem write copies what it is given). */
+const zerosKeptBytes = 16 * 1024 * 1024;
+let zeros = new Uint8Array(0);
+
+/**
+ * `size` zeros for one write; never written to. Shared between erasures: a fresh buffer per
+ * erased file (a snapshot is the whole directory) was a large zeroed allocation per rebuild.
+ */
+function zerosOf(size: number): Uint8Array {
+  if (size > zerosKeptBytes) return new Uint8Array(size);
+  if (size > zeros.length) zeros = new Uint8Array(Math.min(zerosKeptBytes, Math.max(size, 2 * zeros.length)));
+  return zeros.subarray(0, size);
 }
