@@ -166,6 +166,20 @@ describe("SimFs: crash", () => {
     expect(fs.read("log")).toEqual(Uint8Array.from([...bytes("AAAA"), ...zeros(12)]));
   });
 
+  it("in-place writes over zeros, mixed bytes and a large zero region all revert exactly", () => {
+    const fs = new SimFs();
+    const durable = new Uint8Array(200_000);
+    durable.set(bytes("xy"), 10);
+    fs.write("log", durable);
+    fs.sync("log");
+    fs.syncDir("");
+    fs.writeAt("log", 8, bytes("12345678")); // over zeros, "xy", zeros
+    fs.writeAt("log", 100, new Uint8Array(100_000).fill(7)); // over more zeros than are shared
+    fs.writeAt("log", 0, bytes("ab")); // over zeros only
+    fs.crash(new Prng(3), noTear);
+    expect(fs.read("log")).toEqual(durable);
+  });
+
   it("a torn crash keeps a prefix, in write order, of the last-written file's writes", () => {
     // Writes since the sync: BBBB at 4, cc at 6 (over two Bs), DDDD at 14 (extends by two).
     const after = (kept: number): string => {

@@ -422,12 +422,28 @@ function writeBytes(inode: Inode, offset: number, bytes: Uint8Array): void {
   ) {
     last.written += bytes.length;
   } else {
-    const old = inode.buf.slice(offset, Math.min(end, inode.len));
+    const old = overwritten(inode.buf, offset, Math.min(end, inode.len));
     inode.changes.push({ offset, old, oldLen: inode.len, written: bytes.length, tearable: true });
   }
   ensureCapacity(inode, end);
   inode.buf.set(bytes, offset);
   inode.len = Math.max(inode.len, end);
+}
+
+/**
+ * Zeros that undo records of writes over zeros share (they are only ever read). The WAL writes
+ * every record into zero-filled, preallocated space: a copy of the zeros it covers per append
+ * was an allocation per commit.
+ */
+const sharedZeros = new Uint8Array(64 * 1024);
+
+/** The bytes [from, to) of `buf` as an undo record keeps them: a copy, or shared zeros. */
+function overwritten(buf: Uint8Array, from: number, to: number): Uint8Array {
+  const length = to - from;
+  if (length <= 0) return sharedZeros.subarray(0, 0);
+  if (length > sharedZeros.length) return buf.slice(from, to);
+  for (let i = from; i < to; i++) if (buf[i] !== 0) return buf.slice(from, to);
+  return sharedZeros.subarray(0, length);
 }
 
 /** Bytes a torn write may keep a prefix of, or null when a change since the sync is not a write. */
