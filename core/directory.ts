@@ -99,7 +99,7 @@ export class Directory {
    * for `endLoad` (records arrive in key order, so a child often comes before its parent).
    */
   load(record: ObjectRecord): void {
-    this.store.put(record);
+    this.store.load(record);
     this.loading = true;
     this.noteChange(record, undefined);
     this.loading = false;

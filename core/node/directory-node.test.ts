@@ -154,6 +154,29 @@ describe("boot round trip", () => {
     expect(booted!.ready()?.batch.puts.map(([k]) => k).sort()).toEqual([...keys, ...utdKeys].sort());
   });
 
+  it("boots the same node from a Map and from a plain iterable of its entries", () => {
+    const stored: Persisted = new Map();
+    const w = workload(stored);
+    const fromMap = DirectoryNode.boot(seededRandom(4), stored)!;
+    const fromList = DirectoryNode.boot(seededRandom(4), [...stored.entries()])!;
+    expect(observe(fromMap, w.now)).toEqual(observe(fromList, w.now));
+    expect([...fromMap.dir.store.ids()]).toEqual([...fromList.dir.store.ids()]);
+    expect(fromMap.ready()?.batch).toEqual(fromList.ready()?.batch);
+  });
+
+  it("parses every non-object entry through the parser it is given, and only those", () => {
+    const stored: Persisted = new Map();
+    const w = workload(stored);
+    const parsedKeys: string[] = [];
+    const parse = (text: string, key: string): unknown => {
+      parsedKeys.push(key);
+      return JSON.parse(text);
+    };
+    const booted = DirectoryNode.boot(seededRandom(4), stored, 0, undefined, parse)!;
+    expect(parsedKeys.sort()).toEqual([...stored.keys()].filter((k) => !k.startsWith("o/")).sort());
+    expect(observe(booted, w.now)).toEqual(observe(DirectoryNode.boot(seededRandom(4), stored)!, w.now));
+  });
+
   it("does not depend on the order the entries come back in", () => {
     const stored: Persisted = new Map();
     const w = workload(stored);

@@ -28,7 +28,8 @@ import type { ChildSummary, MorgueRecord, ObjectPayload } from "../view/payload-
 import { renderChildren, renderObject } from "../view/render-object";
 import { renderSchema } from "../view/render-schema";
 import type { SchemaPayload } from "../view/render-schema";
-import { NodeLoader, PersistedReplication, takeBatch, type RecordDecoder } from "./persistence";
+import { NodeLoader, PersistedReplication, takeBatch } from "./persistence";
+import type { EntryParser, RecordDecoder } from "./persistence";
 import type { LoadedState, NodeMeta } from "./persistence";
 
 /** What the shell must do after a step: persist the batch, then release replies. */
@@ -92,10 +93,15 @@ export class DirectoryNode {
     entries: Iterable<readonly [string, string]>,
     nowMs = 0,
     decode?: RecordDecoder,
+    parse?: EntryParser,
   ): DirectoryNode | null {
-    const loader = DirectoryNode.loader(random, decode);
-    for (const [key, value] of entries) loader.put(key, value);
-    return loader.boot(nowMs);
+    const dir = Directory.fresh(random);
+    const loader = new NodeLoader(dir, decode, parse);
+    // A Map (what the simulator's store hands over) is walked by forEach, in the same order:
+    // `for (const [key, value] of ...)` allocated an entry pair per record, at every boot.
+    if (entries instanceof Map) entries.forEach(putEntry, loader);
+    else for (const [key, value] of entries) loader.put(key, value);
+    return DirectoryNode.booted(dir, loader.finish(), nowMs);
   }
 
   /**
@@ -300,6 +306,11 @@ export class DirectoryNode {
     if (this.dir.usn !== usnBefore) this.changed = true;
     return then(result.value);
   }
+}
+
+/** `Map.forEach` callback of `boot` (a module function: no closure per boot). */
+function putEntry(this: NodeLoader, value: string, key: string): void {
+  this.put(key, value);
 }
 
 function maxUsn(dir: Directory): number {

@@ -139,6 +139,17 @@ export interface LoadedState {
 export type RecordDecoder = (text: string, key: string) => ObjectRecord;
 
 /**
+ * Parses the JSON text of one persisted non-object entry (journal records, node meta, vector
+ * entries, watermarks); `key` is its store key. A memoising parser must return values equal
+ * to JSON.parse's and never mutated by anyone (the node treats them as immutable values).
+ */
+export type EntryParser = (text: string, key: string) => unknown;
+
+function parseJson(text: string): unknown {
+  return JSON.parse(text);
+}
+
+/**
  * Loads persisted entries into an empty directory one at a time, in any order (a storage
  * layer can stream its snapshot through `put` instead of materialising it), then `finish`
  * returns the node meta and journal. Each key must come at most once, with its final value.
@@ -158,21 +169,23 @@ export class NodeLoader {
   constructor(
     private readonly dir: Directory,
     private readonly decode: RecordDecoder = decodeRecord,
+    private readonly parse: EntryParser = parseJson,
   ) {
     dir.store.beginLoad();
   }
 
   put(key: string, value: string): void {
     if (key.startsWith("o/")) this.dir.load(this.decode(value, key));
-    else if (key.startsWith("j/")) this.journal.push(JSON.parse(value) as JournalRecord);
-    else if (key === keys.node) this.meta = JSON.parse(value) as StoredNodeMeta;
+    else if (key.startsWith("j/")) this.journal.push(this.parse(value, key) as JournalRecord);
+    else if (key === keys.node) this.meta = this.parse(value, key) as StoredNodeMeta;
     else if (key.startsWith(utdEntryPrefix)) {
-      this.utdEntries[key.slice(utdEntryPrefix.length)] = JSON.parse(value) as ReplicationState["utd"][string];
-    } else if (key === keys.utd) this.utd = JSON.parse(value) as ReplicationState["utd"];
+      const entry = this.parse(value, key) as ReplicationState["utd"][string];
+      this.utdEntries[key.slice(utdEntryPrefix.length)] = entry;
+    } else if (key === keys.utd) this.utd = this.parse(value, key) as ReplicationState["utd"];
     else if (key === keys.watermarks) {
-      this.watermarks = JSON.parse(value) as ReplicationState["watermarks"];
+      this.watermarks = this.parse(value, key) as ReplicationState["watermarks"];
     } else if (key === keys.retired) {
-      this.retired = JSON.parse(value) as ReplicationState["retired"];
+      this.retired = this.parse(value, key) as ReplicationState["retired"];
     }
   }
 

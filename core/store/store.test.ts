@@ -174,6 +174,18 @@ describe("Store indexes", () => {
     expect(store.referencedBy("b")).toEqual([{ source: "a", attribute: "member" }]);
   });
 
+  it("load takes each id once, and only between beginLoad and endLoad", () => {
+    const store = new Store(isReference);
+    const a = makeRecord({ id: "a", parent: null, name: "x", alive: true, refs: [], usn: 1 });
+    expect(() => store.load(a)).toThrow(/between beginLoad and endLoad/);
+    store.beginLoad();
+    store.load(a);
+    expect(() => store.load({ ...a, usnChanged: 2 })).toThrow(/loaded twice/);
+    store.endLoad();
+    expect(() => store.load(a)).toThrow(/between beginLoad and endLoad/);
+    expect(store.takeDirty()).toEqual({ written: [], purged: [] });
+  });
+
   it("a load leaves back-references to reindexReferences, and refuses use before it", () => {
     fc.assert(
       fc.property(fc.array(stepArb, { maxLength: 30 }), (steps) => {
@@ -185,7 +197,7 @@ describe("Store indexes", () => {
         }
         const store = new Store(isReference);
         store.beginLoad();
-        for (const r of records.values()) store.put(r);
+        for (const r of records.values()) store.load(r);
         store.endLoad();
         expect(() => store.referencedBy("a")).toThrow(/indexed after a load/);
         const late = makeRecord({ id: "z", parent: null, name: "z", alive: true, refs: [], usn: 99 });

@@ -44,6 +44,21 @@ export function zeroFill(fs: FileSystem, path: string, from: number, to: number)
 export function tornEnd(log: Uint8Array, validBytes: number): number {
   assert(validBytes <= log.length, "the valid prefix lies inside the log");
   let end = log.length;
+  // Every boot scans the zero-filled rest of the active log (64 KiB at least): four bytes at a
+  // time over the 4-aligned middle, one at a time over the unaligned ends. Every byte is still
+  // looked at (a word is zero exactly when its four bytes are).
+  const alignedEnd = end - ((log.byteOffset + end) & 3);
+  while (end > alignedEnd && end > validBytes && log[end - 1] === 0) end--;
+  if (end === alignedEnd) {
+    const firstWord = Math.ceil((log.byteOffset + validBytes) / 4);
+    const lastWord = (log.byteOffset + end) / 4;
+    if (lastWord > firstWord) {
+      const words = new Int32Array(log.buffer, firstWord * 4, lastWord - firstWord);
+      let w = words.length;
+      while (w > 0 && words[w - 1] === 0) w--;
+      end = firstWord * 4 + w * 4 - log.byteOffset;
+    }
+  }
   while (end > validBytes && log[end - 1] === 0) end--;
   return end;
 }

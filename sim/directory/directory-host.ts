@@ -6,6 +6,7 @@ import { DirectoryNode } from "../../core/node/directory-node";
 import type { ReplicationMessage } from "../../core/repl/messages";
 import type { ObjectRecord } from "../../core/store/record";
 import { atomLife } from "../../core/store/record";
+import { JsonMemo } from "./json-memo";
 import { RecordMemo } from "./record-memo";
 import { useNativeCrc32 } from "../../core/wal/crc32";
 import { KvStore } from "../../core/wal/kv-store";
@@ -111,6 +112,8 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   private readonly picks: PickIndex;
   /** Decoded records by persisted text, across this node's boots (see RecordMemo). */
   private readonly records = new RecordMemo();
+  /** Parsed journal and meta entries by persisted text, across boots (see JsonMemo). */
+  private readonly parsed = new JsonMemo();
   /** Snapshot records by their bytes, across this node's boots (see VerifiedRecords). */
   private readonly verified = new VerifiedRecords(sameBytes);
 
@@ -262,7 +265,13 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   private boot(ctx: NodeContext<ReplicationMessage>): void {
     const opened = KvStore.open(ctx.fs, { verified: this.verified });
     this.store = opened.store;
-    const booted = DirectoryNode.boot(ctx.prng, opened.entries, ctx.wallMs(), this.records.decode);
+    const booted = DirectoryNode.boot(
+      ctx.prng,
+      opened.entries,
+      ctx.wallMs(),
+      this.records.decode,
+      this.parsed.parse,
+    );
     if (booted !== null) this.recoveredBoots++;
     this.node =
       booted ??
