@@ -11,7 +11,7 @@ import type { ReplicationState, RetiredInvocation } from "./replication-state";
  * this node's few was a hot spot. Vectors built in this process (see vector-parts) are
  * answered from their shared stored entries, memoised per entries array; others by a scan.
  */
-const ofBase = new WeakMap<VectorEntries, { readonly node: string; readonly invocations: readonly string[] }>();
+const ofBase = new WeakMap<VectorEntries, Map<string, readonly string[]>>();
 const ofVector = new WeakMap<UtdVector, { readonly node: string; readonly invocations: readonly string[] }>();
 
 function invocationsOf(vector: UtdVector, node: string): readonly string[] {
@@ -25,15 +25,18 @@ function invocationsOf(vector: UtdVector, node: string): readonly string[] {
   }
   const memo = ofVector.get(vector);
   if (memo !== undefined && memo.node === node) return memo.invocations;
-  let base = ofBase.get(parts.base);
-  if (base === undefined || base.node !== node) {
-    const invocations: string[] = [];
-    for (const [invocation, e] of parts.base) if (e.node === node) invocations.push(invocation);
-    base = { node, invocations: invocations.sort() };
-    ofBase.set(parts.base, base);
+  // Per entries array, one answer per node asking: a vector's entries travel to every
+  // partner, and one remembered node per array was recomputed at each partner in turn.
+  let byNode = ofBase.get(parts.base);
+  if (byNode === undefined) ofBase.set(parts.base, (byNode = new Map()));
+  let ofNode = byNode.get(node);
+  if (ofNode === undefined) {
+    const found: string[] = [];
+    for (const [invocation, e] of parts.base) if (e.node === node) found.push(invocation);
+    byNode.set(node, (ofNode = found.sort()));
   }
   const [own, ownEntry] = parts.own;
-  let invocations = base.invocations;
+  let invocations = ofNode;
   if (invocations.includes(own)) invocations = invocations.filter((i) => i !== own);
   if (ownEntry.node === node) invocations = [...invocations, own].sort();
   ofVector.set(vector, { node, invocations });

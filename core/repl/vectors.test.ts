@@ -1,10 +1,11 @@
 /**
- * Goal: the memoised vector helpers (ownVector's travelling entries and their lineage through
+ * Goal: the memoised vector helpers (ownVector's travelling entries, carried through
  * mergeVectors, the parts a built vector records, rollbackEvidence's per-vector memo) answer
  * exactly what the plain definitions answer, key order included (the stored vector's key order
  * is persisted). Method: fast-check drives a few nodes through local writes, completed pulls
- * from one another (vectors built by ownVector, or plain decoded objects as from the wire),
- * remints and retirements, and compares every answer with the reference definitions below.
+ * from one another (vectors built by ownVector, or plain decoded objects as from the wire;
+ * some pulls back to back, with no vector built in between), remints and retirements, and
+ * compares every answer with the reference definitions below.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -65,13 +66,13 @@ const guid = (n: number): string => `00000000-0000-4000-8000-${hex(n)}`;
 
 type Step =
   | { kind: "write"; node: number; count: number }
-  | { kind: "pull"; node: number; from: number; wire: boolean }
+  | { kind: "pull"; node: number; from: number; wire: boolean; quiet: boolean }
   | { kind: "remint"; node: number }
   | { kind: "evidence"; node: number; from: number; wire: boolean };
 
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant("write" as const), node: fc.nat(2), count: fc.integer({ min: 1, max: 3 }) }),
-  fc.record({ kind: fc.constant("pull" as const), node: fc.nat(2), from: fc.nat(2), wire: fc.boolean() }),
+  fc.record({ kind: fc.constant("pull" as const), node: fc.nat(2), from: fc.nat(2), wire: fc.boolean(), quiet: fc.boolean() }),
   fc.record({ kind: fc.constant("remint" as const), node: fc.nat(2) }),
   fc.record({ kind: fc.constant("evidence" as const), node: fc.nat(2), from: fc.nat(2), wire: fc.boolean() }),
 );
@@ -120,7 +121,9 @@ describe("vector helpers", () => {
               n.state = { ...n.state, utd: merged };
             }
           }
-          vectorOf(n, false);
+          // A quiet pull builds no vector of the merged one before the next change (as when
+          // two pulls complete back to back): its travelling form is then not known yet.
+          if (step.kind !== "pull" || !step.quiet) vectorOf(n, false);
         }
       }),
       { numRuns: 300 },

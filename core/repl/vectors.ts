@@ -43,17 +43,17 @@ export function ownVector(dir: Directory, state: ReplicationState): UtdVector {
 }
 
 /**
- * Per stored vector made by mergeVectors: the vector it was made from and the entries it
- * replaced or added, in invocation order. The travelling form of the new vector is then the
- * old one's merged with those (O(vector) without sorting; a completed pull advances one or two
- * entries of ~60).
+ * Per stored vector made by mergeVectors from one whose travelling form was known: its own
+ * travelling form, the old one merged with the entries that advanced (O(vector) without
+ * sorting; a completed pull advances one or two entries of ~60). Only the entries are kept,
+ * never the vector it was made from: a link to it held every earlier stored vector of the
+ * node (and their built vectors) alive for as long as the node ran.
  */
-const lineage = new WeakMap<object, { readonly from: object; readonly changed: ReadonlyArray<readonly [string, VectorEntry]> }>();
+const travellingOf = new WeakMap<object, VectorEntries>();
 
 function travelling(utd: ReplicationState["utd"]): VectorEntries {
-  const line = lineage.get(utd);
-  const before = line === undefined ? undefined : ownVectors.get(line.from);
-  if (line !== undefined && before !== undefined) return mergeSorted(before.base, line.changed);
+  const known = ownVectors.get(utd)?.base ?? travellingOf.get(utd);
+  if (known !== undefined) return known;
   const out: Array<readonly [string, VectorEntry]> = [];
   for (const inv of Object.keys(utd).sort()) {
     const e = utd[inv];
@@ -122,6 +122,7 @@ export function mergeVectors(
   // New entries join in invocation order, as they always did (the key order is persisted).
   const sorted = (advancing as Array<readonly [string, VectorEntry]>).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   for (const [inv, e] of sorted) out[inv] = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
-  lineage.set(out, { from: mine, changed: sorted });
+  const before = ownVectors.get(mine)?.base ?? travellingOf.get(mine);
+  if (before !== undefined) travellingOf.set(out, mergeSorted(before, sorted));
   return out;
 }
