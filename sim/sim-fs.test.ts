@@ -245,6 +245,37 @@ describe("SimFs: images and faults", () => {
     expect(text(old.files.get("f") ?? null)).toBe("one");
   });
 
+  it("restoreConsuming rolls back like restore, from the image's own bytes", () => {
+    const fs = new SimFs();
+    fs.append("f", bytes("one"));
+    fs.sync("f");
+    fs.syncDir("");
+    const image = fs.image();
+    fs.append("f", bytes("-two"));
+    fs.append("g", bytes("new"));
+    fs.sync("f");
+    fs.sync("g");
+    fs.syncDir("");
+    fs.restoreConsuming(image);
+    expect(fs.list("")).toEqual(["f"]);
+    expect(text(fs.read("f"))).toBe("one");
+    // The disk now holds the image's bytes: a crash keeps them (they are durable).
+    fs.crash(new Prng(1));
+    expect(text(fs.read("f"))).toBe("one");
+  });
+
+  it("readView shows the bytes read copies, fails like read, and is absent for a missing file", () => {
+    const fs = new SimFs();
+    fs.append("f", bytes("abc"));
+    fs.writeAt("f", 1, bytes("X"));
+    expect(text(fs.readView("f"))).toBe(text(fs.read("f")));
+    expect(text(fs.readView("f"))).toBe("aXc");
+    expect(fs.readView("missing")).toBeNull();
+    fs.failNext("read");
+    expect(() => fs.readView("f")).toThrow(SimFsError);
+    expect(text(fs.readView("f"))).toBe("aXc");
+  });
+
   it("failNext throws EIO once without effect, then operations succeed", () => {
     const fs = new SimFs();
     fs.failNext("append");

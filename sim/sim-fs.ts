@@ -163,6 +163,13 @@ export class SimFs implements FileSystem {
     return inode === undefined ? null : inode.buf.slice(0, inode.len);
   }
 
+  /** `read` without the copy: the live bytes, valid until the file next changes. */
+  readView(path: string): Uint8Array | null {
+    this.maybeFail("read", path);
+    const inode = this.names.get(normPath(path));
+    return inode === undefined ? null : inode.buf.subarray(0, inode.len);
+  }
+
   append(path: string, bytes: Uint8Array): void {
     this.maybeFail("append", path);
     const inode = this.openOrCreate("append", normPath(path));
@@ -283,9 +290,21 @@ export class SimFs implements FileSystem {
 
   /** Replaces the whole disk (durable and volatile) with an image: a disk rollback. */
   restore(image: SimFsImage): void {
+    this.restoreFrom(image, true);
+  }
+
+  /**
+   * `restore` that takes the image's buffers instead of copying them: for an image used once
+   * and dropped (the world's rollbacks), which later writes to the disk then change.
+   */
+  restoreConsuming(image: SimFsImage): void {
+    this.restoreFrom(image, false);
+  }
+
+  private restoreFrom(image: SimFsImage, copy: boolean): void {
     this.names = new Map();
     for (const [path, bytes] of image.files) {
-      const buf = bytes.slice();
+      const buf = copy ? bytes.slice() : bytes;
       this.names.set(path, { buf, len: buf.length, changes: [] });
     }
     this.durableNames = new Map(this.names);

@@ -11,8 +11,14 @@
 export interface FileSystem {
   /** Names (not paths) directly inside `dir`, sorted ascending; [] when `dir` is absent. */
   list(dir: string): string[];
-  /** Whole content of a file, or null when absent. */
+  /** Whole content of a file, or null when absent: a copy the caller owns. */
   read(path: string): Uint8Array | null;
+  /**
+   * Optional: the whole content without a copy, or null when absent. The caller must not
+   * modify it, and it is valid only until the next change to the file. A port without it is
+   * read through `read` (see readForScan).
+   */
+  readView?(path: string): Uint8Array | null;
   /** Appends bytes, creating the file (and missing parent dirs) if needed. */
   append(path: string, bytes: Uint8Array): void;
   /**
@@ -32,4 +38,14 @@ export interface FileSystem {
   rename(from: string, to: string): void;
   remove(path: string): void;
   size(path: string): number | null;
+}
+
+/**
+ * A file's bytes for a read-only scan that keeps nothing of them (it copies or decodes what
+ * it keeps) and finishes before the file next changes: a view where the port has one (the
+ * simulator's disk: a boot's copy of every log and snapshot was most of its byte churn, and
+ * each 16-32 MB of it cost the V8 heap a scavenge), otherwise a copy.
+ */
+export function readForScan(fs: FileSystem, path: string): Uint8Array | null {
+  return fs.readView !== undefined ? fs.readView(path) : fs.read(path);
 }

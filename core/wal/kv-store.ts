@@ -7,7 +7,7 @@
  */
 import { assert } from "../assert";
 import { ErasureDebt, erasureGeneration } from "./erasure-debt";
-import type { FileSystem } from "./fs-port";
+import { readForScan, type FileSystem } from "./fs-port";
 import { generationOfName, parseGeneration, snapDir, walDir, walPath } from "./generation-names";
 import { applyKvBatch, type KvBatch } from "./kv-batch";
 import { SnapshotLayout } from "./snapshot-layout";
@@ -243,7 +243,8 @@ export class KvStore {
     let layout = map === cached?.map ? cachedLayout : null;
     let expectSeq = (previous?.lastSeq ?? 0) + 1;
     for (let generation = (previous?.generation ?? 0) + 1; generation <= target; generation++) {
-      const bytes = this.fs.read(walPath(generation)) ?? new Uint8Array(0);
+      // A sealed log: nothing writes it any more.
+      const bytes = readForScan(this.fs, walPath(generation)) ?? new Uint8Array(0);
       const scan = scanLog(bytes, expectSeq);
       if (scan.tornBytes !== 0) throw new StorageCorruptError(`sealed log ${generation} is torn`);
       for (const record of scan.records) {

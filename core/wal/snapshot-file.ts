@@ -5,7 +5,7 @@
  * LevelDB (adapters/storage) behind the same SnapshotFormat interface and the same catalog.
  */
 import { assert } from "../assert";
-import type { FileSystem } from "./fs-port";
+import { readForScan, type FileSystem } from "./fs-port";
 import { generationStem, snapDir } from "./generation-names";
 import { applyKvBatch } from "./kv-batch";
 import { encodeRecord, scanLog } from "./record-codec";
@@ -36,7 +36,8 @@ export class FileSnapshotFormat implements SnapshotFormat<Map<string, string>, n
   load(meta: SnapshotMeta): Map<string, string> {
     assert(meta.kind === this.kind, "snapshot kind matches its format");
     const path = this.dataPath(meta.generation);
-    const bytes = this.fs.read(path);
+    // Nothing writes a complete snapshot; what the pass keeps (VerifiedRecords) it copies.
+    const bytes = readForScan(this.fs, path);
     if (bytes === null) throw new StorageCorruptError(`complete snapshot ${path} is missing`);
     let scan;
     if (this.verified === null) scan = scanLog(bytes, 1);

@@ -26,7 +26,7 @@
  *   their last record, and the first append extends them.
  */
 import { assert } from "../assert";
-import type { FileSystem } from "./fs-port";
+import { readForScan, type FileSystem } from "./fs-port";
 import { parseGeneration, walDir, walPath } from "./generation-names";
 import type { KvBatch } from "./kv-batch";
 import { nextAllocation, tornEnd, zeroFill } from "./log-space";
@@ -267,7 +267,8 @@ function replayGeneration(
   newest: boolean,
 ): GenerationReplay {
   const path = walPath(generation);
-  const bytes = fs.read(path) ?? new Uint8Array(0);
+  // Scanned and checked here, before zeroFill below changes the file; records copy their text.
+  const bytes = readForScan(fs, path) ?? new Uint8Array(0);
   const scan = scanLog(bytes, lastSeq + 1);
   const { records, validBytes } = scan;
   const clean = { records, validBytes, tornBytes: 0, fileBytes: bytes.length };
