@@ -245,23 +245,52 @@ describe("SimFs: images and faults", () => {
     expect(text(old.files.get("f") ?? null)).toBe("one");
   });
 
-  it("restoreConsuming rolls back like restore, from the image's own bytes", () => {
+  it("images and restored files share bytes copy-on-write: neither sees the other's changes", () => {
     const fs = new SimFs();
     fs.append("f", bytes("one"));
     fs.sync("f");
     fs.syncDir("");
     const image = fs.image();
-    fs.append("f", bytes("-two"));
-    fs.append("g", bytes("new"));
-    fs.sync("f");
-    fs.sync("g");
+    fs.writeAt("f", 0, bytes("ONE"));
+    expect(text(image.files.get("f") ?? null)).toBe("one");
+    fs.restore(image);
+    fs.writeAt("f", 1, bytes("x"));
+    fs.append("f", bytes("+"));
+    expect(text(fs.read("f"))).toBe("oxe+");
+    expect(text(image.files.get("f") ?? null)).toBe("one");
+    // The same image restored again, and a crash that undoes unsynced writes in place.
+    fs.restore(image);
+    expect(text(fs.read("f"))).toBe("one");
+    fs.writeAt("f", 0, bytes("z"));
+    fs.crash(new Prng(2), { tornTail: false });
+    expect(text(fs.read("f"))).toBe("one");
+    expect(text(image.files.get("f") ?? null)).toBe("one");
+  });
+
+  it("overwriteWithZeros is a write of zeros: reverted by a crash before sync, durable after", () => {
+    const fs = new SimFs();
+    fs.append("a", bytes("secret"));
+    fs.append("b", bytes("other!"));
+    fs.sync("a");
+    fs.sync("b");
     fs.syncDir("");
-    fs.restoreConsuming(image);
-    expect(fs.list("")).toEqual(["f"]);
-    expect(text(fs.read("f"))).toBe("one");
-    // The disk now holds the image's bytes: a crash keeps them (they are durable).
-    fs.crash(new Prng(1));
-    expect(text(fs.read("f"))).toBe("one");
+    fs.overwriteWithZeros("a");
+    expect([...(fs.read("a") ?? [])]).toEqual([0, 0, 0, 0, 0, 0]);
+    fs.crash(new Prng(3));
+    expect(text(fs.read("a"))).toBe("secret");
+    fs.overwriteWithZeros("a");
+    fs.overwriteWithZeros("b");
+    fs.sync("a");
+    fs.crash(new Prng(4));
+    expect([...(fs.read("a") ?? [])]).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(text(fs.read("b"))).toBe("other!");
+    // Writing into an erased file does not change another erased file (the zeros are shared).
+    fs.overwriteWithZeros("b");
+    fs.writeAt("a", 0, bytes("A"));
+    expect([...(fs.read("b") ?? [])]).toEqual([0, 0, 0, 0, 0, 0]);
+    fs.failNext("write");
+    expect(() => fs.overwriteWithZeros("a")).toThrow(SimFsError);
+    expect(text(fs.read("a"))?.slice(0, 1)).toBe("A");
   });
 
   it("readView shows the bytes read copies, fails like read, and is absent for a missing file", () => {

@@ -95,6 +95,13 @@ interface Inode {
   buf: Uint8Array;
   len: number;
   changes: Change[];
+  /**
+   * `buf` may be seen elsewhere (a disk image, the shared zeros of an erasure): it is copied
+   * before any change in place (copy on write), so images and restores need no copy of their
+   * own. Every backing store the simulator allocates costs V8 young-generation work: a
+   * scavenge runs per 16-32 MB of new ones.
+   */
+  shared: boolean;
 }
 
 /**
@@ -199,7 +206,22 @@ export class SimFs implements FileSystem {
     const written = bytes.length;
     inode.changes.push({ offset: 0, old, oldLen: inode.len, written, tearable: false });
     inode.buf = bytes.slice();
+    inode.shared = false;
     inode.len = bytes.length;
+    this.stats.writes++;
+  }
+
+  /**
+   * `write` of as many zeros as the file holds (an erasure), failing as `write` fails; the
+   * new content shares one read-only zero buffer instead of a copy of the zeros.
+   */
+  overwriteWithZeros(path: string): void {
+    this.maybeFail("write", path);
+    const inode = this.mustGet("write", path);
+    const old = inode.buf.subarray(0, inode.len);
+    inode.changes.push({ offset: 0, old, oldLen: inode.len, written: inode.len, tearable: false });
+    inode.buf = zerosOfAtLeast(inode.len);
+    inode.shared = true;
     this.stats.writes++;
   }
 
@@ -225,7 +247,7 @@ export class SimFs implements FileSystem {
     const written = Math.max(0, length - inode.len);
     inode.changes.push({ offset, old, oldLen: inode.len, written, tearable: false });
     if (length > inode.len) {
-      ensureCapacity(inode, length);
+      ensureWritable(inode, length);
       inode.buf.fill(0, inode.len, length);
     }
     inode.len = length;
@@ -283,29 +305,23 @@ export class SimFs implements FileSystem {
   image(): SimFsImage {
     const files = new Map<string, Uint8Array>();
     for (const [path, inode] of sortedEntries(this.durableNames)) {
-      if (this.reachable(path)) files.set(path, durableBytes(inode).slice());
+      if (!this.reachable(path)) continue;
+      // Shared, not copied: the next change in place copies the file's buffer first.
+      const bytes = durableBytes(inode);
+      if (bytes.buffer === inode.buf.buffer) inode.shared = true;
+      files.set(path, bytes);
     }
     return { files };
   }
 
-  /** Replaces the whole disk (durable and volatile) with an image: a disk rollback. */
-  restore(image: SimFsImage): void {
-    this.restoreFrom(image, true);
-  }
-
   /**
-   * `restore` that takes the image's buffers instead of copying them: for an image used once
-   * and dropped (the world's rollbacks), which later writes to the disk then change.
+   * Replaces the whole disk (durable and volatile) with an image: a disk rollback. The files
+   * share the image's bytes until they change (copy on write); the image stays as it was.
    */
-  restoreConsuming(image: SimFsImage): void {
-    this.restoreFrom(image, false);
-  }
-
-  private restoreFrom(image: SimFsImage, copy: boolean): void {
+  restore(image: SimFsImage): void {
     this.names = new Map();
     for (const [path, bytes] of image.files) {
-      const buf = copy ? bytes.slice() : bytes;
-      this.names.set(path, { buf, len: buf.length, changes: [] });
+      this.names.set(path, { buf: bytes, len: bytes.length, changes: [], shared: true });
     }
     this.durableNames = new Map(this.names);
     this.durableDirs = this.liveDirs();
@@ -396,7 +412,7 @@ export class SimFs implements FileSystem {
     const existing = this.names.get(path);
     if (existing !== undefined) return existing;
     this.checkCreatable(op, path);
-    const inode: Inode = { buf: new Uint8Array(64), len: 0, changes: [] };
+    const inode: Inode = { buf: new Uint8Array(64), len: 0, changes: [], shared: false };
     this.names.set(path, inode);
     return inode;
   }
@@ -444,7 +460,7 @@ function writeBytes(inode: Inode, offset: number, bytes: Uint8Array): void {
     const old = overwritten(inode.buf, offset, Math.min(end, inode.len));
     inode.changes.push({ offset, old, oldLen: inode.len, written: bytes.length, tearable: true });
   }
-  ensureCapacity(inode, end);
+  ensureWritable(inode, end);
   inode.buf.set(bytes, offset);
   inode.len = Math.max(inode.len, end);
 }
@@ -483,7 +499,7 @@ function durableBytes(inode: Inode): Uint8Array {
     return inode.buf.subarray(0, first.oldLen);
   }
   const { len, changes } = inode;
-  const copy: Inode = { buf: inode.buf.slice(0, len), len, changes };
+  const copy: Inode = { buf: inode.buf.slice(0, len), len, changes, shared: false };
   undoChanges(copy, 0);
   return copy.buf.subarray(0, copy.len);
 }
@@ -513,17 +529,30 @@ function undoChanges(inode: Inode, keep: number): void {
     assert(change !== undefined && kept !== undefined, "index in range");
     // Kept whole (a truncate writes nothing, so it is never kept: keep is 0 when one happened).
     if (kept === change.written && kept > 0) continue;
-    ensureCapacity(inode, change.oldLen);
+    ensureWritable(inode, change.oldLen);
     if (kept < change.old.length) inode.buf.set(change.old.subarray(kept), change.offset + kept);
     inode.len = Math.max(change.oldLen, change.offset + kept);
   }
 }
 
-function ensureCapacity(inode: Inode, needed: number): void {
-  if (needed <= inode.buf.length) return;
-  const grown = new Uint8Array(Math.max(needed, inode.buf.length * 2));
+/** Makes `inode.buf` the file's own, with room for `needed` bytes (copy on write, growth). */
+function ensureWritable(inode: Inode, needed: number): void {
+  if (!inode.shared && needed <= inode.buf.length) return;
+  const capacity = inode.shared
+    ? Math.max(needed, inode.len)
+    : Math.max(needed, inode.buf.length * 2);
+  const grown = new Uint8Array(capacity);
   grown.set(inode.buf.subarray(0, inode.len));
   inode.buf = grown;
+  inode.shared = false;
+}
+
+/** Zeros never written to, shared by every erased file (grown to the largest one). */
+let erasedZeros = new Uint8Array(0);
+
+function zerosOfAtLeast(length: number): Uint8Array {
+  if (length > erasedZeros.length) erasedZeros = new Uint8Array(Math.max(length, 2 * erasedZeros.length));
+  return erasedZeros;
 }
 
 function sortedEntries(map: Map<string, Inode>): [string, Inode][] {

@@ -345,9 +345,8 @@ export class World<Msg, Input = never> implements FaultTarget {
     assert(image !== undefined, `image ${key} of ${id} exists`);
     assert(slot.up, `rollback of an up node (${id})`);
     this.kill(slot);
-    // The image is used once: it is dropped just below, so the disk may take its buffers.
     this.images.delete(`${id}/${key}`);
-    slot.fs.restoreConsuming(image);
+    slot.fs.restore(image);
     const imageTimeMs = this.imageTimes.get(`${id}/${key}`) ?? this.nowMs;
     this.imageTimes.delete(`${id}/${key}`);
     this.trace.record(this.nowMs, id, "rollback", key);

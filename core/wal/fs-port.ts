@@ -30,6 +30,12 @@ export interface FileSystem {
   writeAt(path: string, offset: number, bytes: Uint8Array): void;
   /** Replaces the whole content (creates if needed). Not durable until sync. */
   write(path: string, bytes: Uint8Array): void;
+  /**
+   * Optional: overwrites an existing file with as many zeros as it holds, exactly as `write`
+   * of those zeros would (an erasure). Not durable until sync. A port without it is given
+   * the zeros through `write`.
+   */
+  overwriteWithZeros?(path: string): void;
   /** fdatasync of one file. */
   sync(path: string): void;
   /** fsync of a directory, making names created or removed inside it durable. */

@@ -284,7 +284,8 @@ function eraseAll(fs: FileSystem, paths: readonly string[], dir: string): void {
     const size = fs.size(path);
     if (size === null) continue;
     if (size > 0) {
-      fs.write(path, zerosOf(size));
+      if (fs.overwriteWithZeros !== undefined) fs.overwriteWithZeros(path);
+      else fs.write(path, zerosOf(size));
       fs.sync(path);
     }
     fs.remove(path);
