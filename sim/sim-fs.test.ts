@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fileSystemContract } from "./file-system-contract";
 import { Prng } from "./prng";
-import { SimFs, SimFsError } from "./sim-fs";
+import { SimFs, SimFsError, type SimFsImage } from "./sim-fs";
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const text = (data: Uint8Array | null): string | null =>
@@ -411,6 +411,132 @@ describe("SimFs: against a naive model", () => {
         for (const [path, file] of model) expect([...(fs.read(path) ?? [])]).toEqual(file.synced);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("SimFs: shared and reused buffers against a naive model", () => {
+  // Sizes past the reuse threshold, two disks drawing on the same spare buffers, images,
+  // restores, erasures and crashes: copy on write and buffer reuse must never show.
+  const paths = ["a", "b", "c"];
+  const op = fc.record({
+    disk: fc.nat(1),
+    kind: fc.constantFrom(
+      "append",
+      "write",
+      "writeAt",
+      "truncate",
+      "sync",
+      "zeros",
+      "image",
+      "restore",
+      "crash",
+      "remove",
+    ),
+    p: fc.nat(2),
+    n: fc.nat(20_000),
+    k: fc.nat(2),
+  });
+  interface Disk {
+    fs: SimFs;
+    files: Map<string, { content: Uint8Array; synced: Uint8Array }>;
+    images: Map<number, { image: SimFsImage; files: Map<string, Uint8Array> }>;
+  }
+
+  it("a buffer an image shares is never reused, though the file replaced it and synced", () => {
+    const fs = new SimFs();
+    const big = (byte: number, n: number): Uint8Array => new Uint8Array(n).fill(byte);
+    fs.write("f", big(7, 8192));
+    fs.sync("f");
+    fs.syncDir("");
+    const image = fs.image();
+    fs.write("f", big(8, 8192));
+    fs.overwriteWithZeros("f");
+    fs.sync("f");
+    // Growth and whole-file writes elsewhere now draw on the spare buffers.
+    for (let i = 0; i < 4; i++) {
+      fs.write(`g${i}`, big(9, 8000));
+      fs.append(`h${i}`, big(10, 5000));
+      fs.append(`h${i}`, big(11, 5000));
+    }
+    expect(image.files.get("f")).toEqual(big(7, 8192));
+  });
+
+  it("what every disk and image holds matches the model", () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        let stamp = 1;
+        const fresh = (n: number): Uint8Array => Uint8Array.from({ length: n }, () => (stamp++ % 255) + 1);
+        const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+          const out = new Uint8Array(a.length + b.length);
+          out.set(a);
+          out.set(b, a.length);
+          return out;
+        };
+        const disks: Disk[] = [0, 1].map(() => ({ fs: new SimFs(), files: new Map(), images: new Map() }));
+        for (const o of ops) {
+          const d = disks[o.disk]!;
+          const p = paths[o.p]!;
+          const file = d.files.get(p);
+          if (o.kind === "append" || (o.kind === "write" && file === undefined)) {
+            const data = fresh(o.n);
+            if (o.kind === "append") d.fs.append(p, data);
+            else d.fs.write(p, data);
+            d.fs.syncDir("");
+            if (file === undefined) d.files.set(p, { content: data, synced: new Uint8Array(0) });
+            else file.content = concat(file.content, data);
+          } else if (o.kind === "write" && file !== undefined) {
+            const data = fresh(o.n);
+            d.fs.write(p, data);
+            file.content = data;
+          } else if (o.kind === "image") {
+            const files = new Map([...d.files].map(([q, f]) => [q, f.synced.slice()] as const));
+            d.images.set(o.k, { image: d.fs.image(), files });
+          } else if (o.kind === "restore") {
+            const held = d.images.get(o.k);
+            if (held === undefined) continue;
+            d.fs.restore(held.image);
+            d.files = new Map([...held.files].map(([q, b]) => [q, { content: b.slice(), synced: b.slice() }]));
+          } else if (o.kind === "crash") {
+            d.fs.crash(new Prng(o.n), { tornTail: false });
+            for (const f of d.files.values()) f.content = f.synced.slice();
+          } else if (file === undefined) {
+            continue;
+          } else if (o.kind === "writeAt") {
+            const at = o.n % (file.content.length + 1);
+            const data = fresh(1 + (o.n % 5000));
+            d.fs.writeAt(p, at, data);
+            const grown = new Uint8Array(Math.max(file.content.length, at + data.length));
+            grown.set(file.content);
+            grown.set(data, at);
+            file.content = grown;
+          } else if (o.kind === "truncate") {
+            d.fs.truncate(p, o.n);
+            const cut = new Uint8Array(o.n);
+            cut.set(file.content.subarray(0, Math.min(o.n, file.content.length)));
+            file.content = cut;
+          } else if (o.kind === "sync") {
+            d.fs.sync(p);
+            file.synced = file.content.slice();
+          } else if (o.kind === "zeros") {
+            d.fs.overwriteWithZeros(p);
+            file.content = new Uint8Array(file.content.length);
+          } else {
+            d.fs.remove(p);
+            d.fs.syncDir("");
+            d.files.delete(p);
+          }
+          for (const disk of disks) {
+            for (const q of paths) {
+              expect(disk.fs.read(q)).toEqual(disk.files.get(q)?.content ?? null);
+            }
+            for (const held of disk.images.values()) {
+              expect(new Map(held.image.files)).toEqual(held.files);
+            }
+          }
+        }
+      }),
+      { numRuns: 150 },
     );
   });
 });

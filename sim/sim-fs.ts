@@ -83,6 +83,8 @@ interface Change {
   readonly oldLen: number;
   written: number;
   readonly tearable: boolean;
+  /** The file's own buffer this change replaced (nothing else sees it): reusable after sync. */
+  readonly replaced?: Uint8Array;
 }
 
 /**
@@ -204,8 +206,10 @@ export class SimFs implements FileSystem {
     // it as it is: no copy (snapshot rewrites and erasures rewrite whole multi-MB files).
     const old = inode.buf.subarray(0, inode.len);
     const written = bytes.length;
-    inode.changes.push({ offset: 0, old, oldLen: inode.len, written, tearable: false });
-    inode.buf = bytes.slice();
+    inode.changes.push(replacing(inode, { offset: 0, old, oldLen: inode.len, written, tearable: false }));
+    const buf = spareBuffers.take(bytes.length) ?? new Uint8Array(bytes.length);
+    buf.set(bytes);
+    inode.buf = buf;
     inode.shared = false;
     inode.len = bytes.length;
     this.stats.writes++;
@@ -219,7 +223,8 @@ export class SimFs implements FileSystem {
     this.maybeFail("write", path);
     const inode = this.mustGet("write", path);
     const old = inode.buf.subarray(0, inode.len);
-    inode.changes.push({ offset: 0, old, oldLen: inode.len, written: inode.len, tearable: false });
+    const written = inode.len;
+    inode.changes.push(replacing(inode, { offset: 0, old, oldLen: inode.len, written, tearable: false }));
     inode.buf = zerosOfAtLeast(inode.len);
     inode.shared = true;
     this.stats.writes++;
@@ -228,6 +233,8 @@ export class SimFs implements FileSystem {
   sync(path: string): void {
     this.maybeFail("sync", path);
     const inode = this.mustGet("sync", path);
+    // The bytes the undo records kept are no longer needed: replaced buffers may be reused.
+    for (const change of inode.changes) if (change.replaced !== undefined) spareBuffers.give(change.replaced);
     inode.changes = [];
     this.stats.syncs++;
   }
@@ -541,11 +548,61 @@ function ensureWritable(inode: Inode, needed: number): void {
   const capacity = inode.shared
     ? Math.max(needed, inode.len)
     : Math.max(needed, inode.buf.length * 2);
-  const grown = new Uint8Array(capacity);
+  const grown = spareBuffers.take(capacity) ?? new Uint8Array(capacity);
   grown.set(inode.buf.subarray(0, inode.len));
+  if (!inode.shared) spareBuffers.give(inode.buf);
   inode.buf = grown;
   inode.shared = false;
 }
+
+/** A whole-file change that replaces the buffer: notes the buffer when it is the file's own. */
+function replacing(inode: Inode, change: Change): Change {
+  return inode.shared ? change : { ...change, replaced: inode.buf };
+}
+
+/**
+ * File buffers no file, image or undo record holds any more, for growth and whole-file writes
+ * to reuse: every new backing store is young-generation work for V8 (a scavenge per 16-32 MB
+ * of them), and a file's growth by doubling, the log generations above all, was most of the
+ * simulator's. A reused buffer may hold old bytes past the file's length; nothing reads there
+ * (no write leaves a hole; truncate zero-fills what it extends). Bounded; best fit within 4x,
+ * so that a small file does not take a large buffer.
+ */
+class SpareBuffers {
+  private readonly free: Uint8Array[] = [];
+  private bytes = 0;
+
+  constructor(
+    private readonly minBytes: number,
+    private readonly maxBytes: number,
+    private readonly maxCount: number,
+  ) {}
+
+  give(buf: Uint8Array): void {
+    if (buf.length < this.minBytes || buf.byteOffset !== 0 || buf.length !== buf.buffer.byteLength) return;
+    if (this.free.length >= this.maxCount || this.bytes + buf.length > this.maxBytes) return;
+    assert(!this.free.includes(buf), "a spare buffer is given once");
+    this.free.push(buf);
+    this.bytes += buf.length;
+  }
+
+  take(min: number): Uint8Array | null {
+    if (min < this.minBytes) return null;
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) {
+      const length = this.free[i]!.length;
+      if (length >= min && length <= 4 * min && (best < 0 || length < this.free[best]!.length)) best = i;
+    }
+    if (best < 0) return null;
+    const buf = this.free[best]!;
+    this.free[best] = this.free[this.free.length - 1]!;
+    this.free.pop();
+    this.bytes -= buf.length;
+    return buf;
+  }
+}
+
+const spareBuffers = new SpareBuffers(4096, 32 * 1024 * 1024, 32);
 
 /** Zeros never written to, shared by every erased file (grown to the largest one). */
 let erasedZeros = new Uint8Array(0);
