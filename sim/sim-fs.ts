@@ -1,3 +1,4 @@
+import { Buffer } from "node:buffer";
 import { assert } from "../core/assert";
 import type { FileSystem } from "../core/wal/fs-port";
 import type { Prng } from "./prng";
@@ -484,8 +485,9 @@ function overwritten(buf: Uint8Array, from: number, to: number): Uint8Array {
   const length = to - from;
   if (length <= 0) return sharedZeros.subarray(0, 0);
   if (length > sharedZeros.length) return buf.slice(from, to);
-  for (let i = from; i < to; i++) if (buf[i] !== 0) return buf.slice(from, to);
-  return sharedZeros.subarray(0, length);
+  const zeros = sharedZeros.subarray(0, length);
+  // A native compare: a byte loop here was ~2 % of a standard seed (every WAL append).
+  return Buffer.compare(buf.subarray(from, to), zeros) === 0 ? zeros : buf.slice(from, to);
 }
 
 /** Bytes a torn write may keep a prefix of, or null when a change since the sync is not a write. */
