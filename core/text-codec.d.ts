@@ -8,6 +8,6 @@ declare class TextEncoder {
   encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
 }
 declare class TextDecoder {
-  constructor(label?: string, options?: { fatal?: boolean });
+  constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
   decode(input?: Uint8Array): string;
 }

@@ -17,7 +17,8 @@ export interface KvBatch {
 const formatV1 = 1;
 const headerBytes = 9;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+/** ignoreBOM: a key or value may begin with U+FEFF, and it must come back (the default drops it). */
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * Encodes a batch. Replay applies a batch's puts in order, then its deletes, so a key both put

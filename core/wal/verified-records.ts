@@ -35,12 +35,11 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /**
- * True when TextDecoder gives `text` back from its UTF-8: well-formed UTF-16 (a lone surrogate
- * encodes as U+FFFD) not starting with U+FEFF (the decoder drops a leading byte-order mark).
- * A string without any surrogate is well-formed; pairs are checked only when one appears.
+ * True when the batch decoder gives `text` back from its UTF-8: well-formed UTF-16 (a lone
+ * surrogate encodes as U+FFFD). A leading U+FEFF comes back too (the decoder keeps it). A
+ * string without any surrogate is well-formed; pairs are checked only when one appears.
  */
 export function utf8RoundTrips(text: string): boolean {
-  if (text.charCodeAt(0) === 0xfeff) return false;
   if (!anySurrogate.test(text)) return true;
   return !loneSurrogate.test(text);
 }
