@@ -203,8 +203,9 @@ export class SimFs implements FileSystem {
   write(path: string, bytes: Uint8Array): void {
     this.maybeFail("write", path);
     const inode = this.openOrCreate("write", normPath(path));
-    // The old buffer is replaced below and nothing else holds it, so the undo record may keep
-    // it as it is: no copy (snapshot rewrites and erasures rewrite whole multi-MB files).
+    // The old buffer is replaced below and nothing changes it any more (an image may share
+    // it), so the undo record keeps it as it is: no copy (snapshot rewrites and erasures
+    // rewrite whole multi-MB files).
     const old = inode.buf.subarray(0, inode.len);
     const written = bytes.length;
     inode.changes.push(replacing(inode, { offset: 0, old, oldLen: inode.len, written, tearable: false }));
@@ -473,19 +474,15 @@ function writeBytes(inode: Inode, offset: number, bytes: Uint8Array): void {
   inode.len = Math.max(inode.len, end);
 }
 
-/**
- * Zeros that undo records of writes over zeros share (they are only ever read). The WAL writes
- * every record into zero-filled, preallocated space: a copy of the zeros it covers per append
- * was an allocation per commit.
- */
-const sharedZeros = new Uint8Array(64 * 1024);
+const noBytes = new Uint8Array(0);
 
 /** The bytes [from, to) of `buf` as an undo record keeps them: a copy, or shared zeros. */
 function overwritten(buf: Uint8Array, from: number, to: number): Uint8Array {
   const length = to - from;
-  if (length <= 0) return sharedZeros.subarray(0, 0);
-  if (length > sharedZeros.length) return buf.slice(from, to);
-  const zeros = sharedZeros.subarray(0, length);
+  if (length <= 0) return noBytes;
+  // Shared zeros: the WAL writes every record into zero-filled, preallocated space, and a
+  // copy of the zeros it covers was an allocation per commit.
+  const zeros = zerosOfAtLeast(length).subarray(0, length);
   // A native compare: a byte loop here was ~2 % of a standard seed (every WAL append).
   return Buffer.compare(buf.subarray(from, to), zeros) === 0 ? zeros : buf.slice(from, to);
 }
@@ -606,7 +603,10 @@ class SpareBuffers {
 
 const spareBuffers = new SpareBuffers(4096, 32 * 1024 * 1024, 32);
 
-/** Zeros never written to, shared by every erased file (grown to the largest one). */
+/**
+ * Zeros never written to, shared by every erased file and by the undo records of writes over
+ * zeros (grown to the largest one).
+ */
 let erasedZeros = new Uint8Array(0);
 
 function zerosOfAtLeast(length: number): Uint8Array {
