@@ -18,8 +18,12 @@ export function enumerateChanges(
   ownUtd: () => UtdVector,
   retired: readonly RetiredInvocation[] = [],
 ): PullBatch {
-  const same = req.watermark !== null && continuesLocalHistory(dir, req.watermark, retired);
-  const fromUsn = same ? (req.watermark?.usn ?? 0) : 0;
+  const resume = req.watermark === null ? null : resumePoint(dir, req.watermark, retired);
+  // `same`: the watermark marks a point of this node's history, and enumeration continues
+  // there with the request's atom filter. Otherwise it starts earlier (the fork point of a
+  // forgotten future, or zero) and filters atoms by the vector alone.
+  const same = resume !== null && resume === req.watermark?.usn;
+  const fromUsn = resume ?? 0;
   const propUsn = same ? Math.min(req.watermark?.propUsn ?? 0, fromUsn) : 0;
   const limit = Math.max(1, req.objectsMax);
   const changed = dir.store.changedAfter(fromUsn, limit + 1);
@@ -48,25 +52,32 @@ export function enumerateChanges(
 }
 
 /**
- * Whether a watermark still names a point of this node's local USN history. Every boot
- * re-mints the invocation, but the local USNs continue on the same store: a watermark taken
- * under a retired invocation at or below the USN the node held when it retired it marks the
- * same records it marked then (a disk rollback retires the invocation at the image's lower
- * USN, so a watermark from the forgotten future fails the test and the pull starts over from
- * 0, as it must: the node will reissue those USNs to new writes). Without this, each restart
- * of a node sent every partner's next pull through the whole directory.
+ * Where this node's local USN history resumes for a watermark, or null when nothing of it is
+ * known to be shared (enumerate from zero). Every boot re-mints the invocation, but the local
+ * USNs continue on the same store: a watermark taken under a retired invocation at or below
+ * the USN the node held when it retired it marks the same records it marked then. One beyond
+ * that USN comes from a forgotten future (a disk rollback, or a crash that lost the tail of
+ * the log, retires the invocation at the lower USN the disk held, and the node reissues the
+ * USNs above it to new writes): the histories share everything up to the retirement USN, so
+ * enumeration resumes there. Records the partner saw in the forgotten future and this node no
+ * longer has are the partner's to keep (merge ignores the older versions this node holds).
+ * Without this, each restart of a node sent every partner's next pull through the whole
+ * directory, and so did every rollback (DESIGN: cost grows with changes, not directory size).
+ * An invocation retired holding nothing (usn 0: one this node never knew, minted after the
+ * image it was restored from, learned from a partner's vector) still resumes at zero.
  */
-function continuesLocalHistory(
+function resumePoint(
   dir: Directory,
   watermark: { invocation: string; usn: number },
   retired: readonly RetiredInvocation[],
-): boolean {
-  if (watermark.invocation === dir.invocationId) return true;
+): number | null {
+  if (watermark.invocation === dir.invocationId) return watermark.usn;
   let held: number | null = null;
   for (const r of retired) {
     if (r.invocation === watermark.invocation) held = held === null ? r.usn : Math.min(held, r.usn);
   }
-  return held !== null && watermark.usn <= held;
+  if (held === null || held === 0) return null;
+  return Math.min(watermark.usn, held);
 }
 
 function deltaOf(record: ObjectRecord, fromUsn: number, utd: UtdVector): ObjectDelta | null {

@@ -33,8 +33,10 @@ export interface PullBatch {
   readonly invocation: Guid;
   /**
    * True when the source enumerated after the request's watermark (its invocation, or one it
-   * retired at or above the watermark's USN: the same local history); false when it did not
-   * recognise the watermark and enumerated from zero.
+   * retired at or above the watermark's USN: the same local history); false when it started
+   * earlier, without the request's atom filter: at the USN where the watermark's history and
+   * its own part (a watermark from a forgotten future, beyond a retired invocation's USN), or
+   * at zero (a watermark it does not recognise). The destination then drops the filter too.
    */
   readonly continued: boolean;
   readonly deltas: readonly ObjectDelta[];

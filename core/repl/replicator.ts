@@ -90,7 +90,8 @@ export class Replicator {
     if (outcome.applied > 0) this.journalRepairs(batch, nowMs);
     this.node.markChanged();
     if (batch.more) {
-      // A source that did not recognise the watermark enumerated from zero: so do we.
+      // A source that started before the watermark (at zero, or where a forgotten future
+      // forked off) enumerated without its atom filter: so do we, to the end of the cycle.
       const propUsn = batch.continued ? cycle.propUsn : 0;
       const next = { invocation: batch.invocation, usn: batch.highUsn, propUsn };
       return this.request(batch.from, next, cycle.objectsMax);
