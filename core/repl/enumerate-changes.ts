@@ -2,7 +2,8 @@ import type { Directory } from "../directory";
 import type { ObjectDelta } from "../merge/object-delta";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import type { PullBatch, PullRequest, UtdVector } from "./messages";
-import { sendsNothing, wanted } from "./dampening";
+import { assert } from "../assert";
+import { stampSummary, summarySendsNothing, wanted, type StampSummary } from "./dampening";
 import type { RetiredInvocation } from "./replication-state";
 
 /**
@@ -26,18 +27,37 @@ export function enumerateChanges(
   const fromUsn = resume ?? 0;
   const propUsn = same ? Math.min(req.watermark?.propUsn ?? 0, fromUsn) : 0;
   const limit = Math.max(1, req.objectsMax);
-  const changed = dir.store.changedAfter(fromUsn, limit + 1);
-  const more = changed.length > limit;
-  const page = more ? changed.slice(0, limit) : changed;
+  const log = dir.store.changeLog();
   const deltas: ObjectDelta[] = [];
-  for (const { id } of page) {
-    const record = dir.get(id);
-    if (record === undefined || sendsNothing(record, propUsn, req.utd)) continue;
+  let taken = 0;
+  let lastUsn = fromUsn;
+  let more = false;
+  for (let at = log.positionAfter(fromUsn); at < log.length; at++) {
+    const id = log.idAt(at);
+    if (id === null) continue;
+    if (taken === limit) {
+      more = true;
+      break;
+    }
+    taken += 1;
+    lastUsn = log.usnAt(at);
+    // The summary noted at this position is of the very record version there (the log drops
+    // a note when its entry changes); the record is looked up only when it sends something.
+    let summary = log.noteAt(at) as StampSummary | undefined;
+    let record: ObjectRecord | undefined;
+    if (summary === undefined) {
+      record = dir.get(id);
+      assert(record !== undefined, `record ${id} of the change log is in the store`);
+      summary = stampSummary(record);
+      log.setNoteAt(at, summary);
+    }
+    if (summarySendsNothing(summary, propUsn, req.utd)) continue;
+    record ??= dir.get(id);
+    assert(record !== undefined, `record ${id} of the change log is in the store`);
     const delta = deltaOf(record, propUsn, req.utd);
     if (delta !== null) deltas.push(delta);
   }
-  const last = page[page.length - 1];
-  const highUsn = more && last !== undefined ? last.usn : Math.max(fromUsn, dir.usn);
+  const highUsn = more ? lastUsn : Math.max(fromUsn, dir.usn);
   return {
     type: "batch",
     requestId: req.requestId,

@@ -258,6 +258,62 @@ describe("UsnIndex", () => {
     );
   });
 
+  it("keeps a reader's note exactly while the entry it was noted at is unchanged", () => {
+    // Each record version gets a distinct label. A walk notes the label it sees at each
+    // position; the model remembers which versions were noted since they last changed, and
+    // every walk must find exactly those notes (none about an older version after a rewrite
+    // under the same USN, a supersession or a deletion; none lost to compaction).
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom("write", "write", "delete", "rewrite", "walk"), fc.integer({ min: 0, max: 40 })), {
+          minLength: 100,
+          maxLength: 3000,
+          size: "max",
+        }),
+        (ops) => {
+          const index = new UsnIndex();
+          const usnOf = new Map<string, number>();
+          const version = new Map<string, number>();
+          const noted = new Map<string, string>();
+          let usn = 0;
+          const walk = (): void => {
+            for (let at = index.positionAfter(0); at < index.length; at++) {
+              const id = index.idAt(at);
+              if (id === null) continue;
+              expect(index.usnAt(at)).toBe(usnOf.get(id));
+              expect(index.noteAt(at)).toBe(noted.get(id));
+              const label = `${id}@${usnOf.get(id)}#${version.get(id)}`;
+              index.setNoteAt(at, label);
+              noted.set(id, label);
+            }
+          };
+          for (const [kind, n] of ops) {
+            const id = `id${n}`;
+            const previous = usnOf.get(id) ?? null;
+            if (kind === "walk") {
+              walk();
+              continue;
+            }
+            if (kind !== "write" && previous === null) continue;
+            noted.delete(id);
+            version.set(id, (version.get(id) ?? 0) + 1);
+            if (kind === "delete" && previous !== null) {
+              index.delete(previous);
+              usnOf.delete(id);
+            } else if (kind === "rewrite" && previous !== null) {
+              index.set(id, previous, previous);
+            } else {
+              index.set(id, ++usn, previous);
+              usnOf.set(id, usn);
+            }
+          }
+          walk();
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it("refuses a USN indexed twice", () => {
     const index = new UsnIndex();
     index.set("a", 3, null);

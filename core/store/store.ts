@@ -2,7 +2,7 @@ import { assert } from "../assert";
 import type { Guid } from "../guid";
 import { fold } from "../naming";
 import type { ObjectRecord } from "./record";
-import { UsnIndex } from "./usn-index";
+import { UsnIndex, type ChangeLog } from "./usn-index";
 
 export interface BackRef {
   readonly source: Guid;
@@ -148,6 +148,11 @@ export class Store {
 
   changedAfter(usn: number, limit: number): Array<{ id: Guid; usn: number }> {
     return this.usnIndex.after(usn, limit);
+  }
+
+  /** The usnChanged order by position, for walks that note what they learn (see ChangeLog). */
+  changeLog(): ChangeLog {
+    return this.usnIndex;
   }
 
   takeDirty(): { written: Guid[]; purged: Guid[] } {

@@ -2,6 +2,23 @@ import { assert } from "../assert";
 import type { Guid } from "../guid";
 
 /**
+ * The usnChanged order as a reader walks it, by position: from `positionAfter(usn)` up to
+ * `length`, skipping positions whose id is null (superseded or deleted). Positions stay valid
+ * until the next write to the store. A reader may note something about the record version at
+ * a position (`setNoteAt`): a pure function of that record, which the index drops as soon as
+ * the entry changes, so a later walk finds it only while the same version is there. The
+ * replication source notes each version's stamp summary, read by every partner's pull.
+ */
+export interface ChangeLog {
+  readonly length: number;
+  positionAfter(afterUsn: number): number;
+  idAt(position: number): Guid | null;
+  usnAt(position: number): number;
+  noteAt(position: number): unknown;
+  setNoteAt(position: number, note: unknown): void;
+}
+
+/**
  * Objects in usnChanged order, for change enumeration whose cost grows with the number of
  * changes, not with the directory's size. USNs only grow, so appending keeps the arrays
  * sorted; superseded entries are blanked (their id set to null), skipped lazily and compacted
@@ -9,10 +26,16 @@ import type { Guid } from "../guid";
  * 16 bytes per object here (a Map from USN to id cost ~30, and as much again in the tables
  * it outgrew while a boot filled it).
  */
-export class UsnIndex {
+export class UsnIndex implements ChangeLog {
   private usns: number[] = [];
   /** `ids[i]` changed at `usns[i]`; null once superseded or deleted. */
   private ids: Array<Guid | null> = [];
+  /**
+   * `notes[i]`: what a reader noted about the record version at `usns[i]` (see ChangeLog),
+   * dropped whenever that entry changes. Null until a reader notes something (a boot's index
+   * has none), and dropped whole by a sort (only a boot's index is ever sorted).
+   */
+  private notes: unknown[] | null = null;
   private live = 0;
   private sorted = true;
 
@@ -44,6 +67,8 @@ export class UsnIndex {
       const at = this.find(usn);
       assert(at >= 0, `usn ${usn} is indexed`);
       this.ids[at] = id;
+      // Another record version under the same USN: what was noted was about the old one.
+      if (this.notes !== null) this.notes[at] = undefined;
       return;
     }
     if (previousUsn !== null) this.blank(previousUsn);
@@ -54,6 +79,7 @@ export class UsnIndex {
     if (last !== undefined && usn < last) this.sorted = false;
     this.usns.push(usn);
     this.ids.push(id);
+    this.notes?.push(undefined);
     this.live += 1;
     this.compactIfSparse();
   }
@@ -78,10 +104,40 @@ export class UsnIndex {
     return this.live;
   }
 
+  get length(): number {
+    return this.usns.length;
+  }
+
+  positionAfter(afterUsn: number): number {
+    this.sortIfNeeded();
+    return this.upperBound(afterUsn);
+  }
+
+  idAt(position: number): Guid | null {
+    return this.ids[position] ?? null;
+  }
+
+  usnAt(position: number): number {
+    const usn = this.usns[position];
+    assert(usn !== undefined, `position ${position} is inside the index`);
+    return usn;
+  }
+
+  noteAt(position: number): unknown {
+    return this.notes === null ? undefined : this.notes[position];
+  }
+
+  setNoteAt(position: number, note: unknown): void {
+    assert(this.ids[position] !== null && this.ids[position] !== undefined, "a note is about a live entry");
+    if (this.notes === null) this.notes = new Array<unknown>(this.usns.length).fill(undefined);
+    this.notes[position] = note;
+  }
+
   private blank(usn: number): void {
     const at = this.find(usn);
     if (at < 0 || this.ids[at] === null) return;
     this.ids[at] = null;
+    if (this.notes !== null) this.notes[at] = undefined;
     this.live -= 1;
   }
 
@@ -105,6 +161,7 @@ export class UsnIndex {
 
   private sortIfNeeded(): void {
     if (this.sorted) return;
+    this.notes = null;
     sortTogether(this.usns, this.ids);
     for (let i = 1; i < this.usns.length; i++) {
       assert(this.usns[i - 1] !== this.usns[i], `usn ${this.usns[i]} indexed twice`);
@@ -115,15 +172,18 @@ export class UsnIndex {
   private compactIfSparse(): void {
     if (this.usns.length < 1024 || this.usns.length < 2 * this.live) return;
     let kept = 0;
+    const notes = this.notes;
     for (let i = 0; i < this.usns.length; i++) {
       const id = this.ids[i];
       if (id === null || id === undefined) continue;
       this.usns[kept] = this.usns[i]!;
       this.ids[kept] = id;
+      if (notes !== null) notes[kept] = notes[i];
       kept += 1;
     }
     this.usns.length = kept;
     this.ids.length = kept;
+    if (notes !== null) notes.length = kept;
   }
 }
 
