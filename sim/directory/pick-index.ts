@@ -27,21 +27,26 @@ class IdList {
 
 export type PickClass = "work" | "container" | "group" | "deleted";
 
+/** Each class's bit; a record's classes are a bitmask (no array per record and refresh). */
+const classBits: Readonly<Record<PickClass, number>> = { work: 1, container: 2, group: 4, deleted: 8 };
+/** The classes in bit order, the order in which `place` visits them. */
+const classesInOrder: readonly PickClass[] = ["work", "container", "group", "deleted"];
+
 const workloadClasses = new Set(["organizationalUnit", "user", "group"]);
 
-/** Which pick lists a record belongs to on this node (the root is a container). */
-function classify(r: ObjectRecord, root: Guid | null): PickClass[] {
-  const out: PickClass[] = [];
+/** Which pick lists a record belongs to on this node (the root is a container), as bits. */
+function classify(r: ObjectRecord, root: Guid | null): number {
+  let out = 0;
   const alive = r.existence.stage === "alive";
   const work = workloadClasses.has(r.existence.className);
-  if (alive && work && !r.existence.system) out.push("work");
+  if (alive && work && !r.existence.system) out |= classBits.work;
   if (
     alive &&
     (r.id === root || (r.existence.className === "organizationalUnit" && !r.existence.system))
   )
-    out.push("container");
-  if (alive && r.existence.className === "group") out.push("group");
-  if (r.existence.stage === "deleted" && work) out.push("deleted");
+    out |= classBits.container;
+  if (alive && r.existence.className === "group") out |= classBits.group;
+  if (r.existence.stage === "deleted" && work) out |= classBits.deleted;
   return out;
 }
 
@@ -50,25 +55,28 @@ function classify(r: ObjectRecord, root: Guid | null): PickClass[] {
  * first folds in the records whose usnChanged moved since the last one (USN order), so a
  * pick costs the changes since the last pick, not a scan of the store. Order is a function
  * of the node's history, hence deterministic per seed. Records GC purged (no USN) are dropped
- * when a pick lands on them. A new node object (a restart) rebuilds from scratch.
+ * when a pick lands on them. A new node object (a restart) rebuilds from scratch, walking the
+ * store's change log by position (no entry objects) with classes as bits (no array per
+ * record): the rebuild after each boot was ~4 % of a 30-minute run.
  */
 export class PickIndex {
   private node: DirectoryNode | null = null;
   private seenUsn = 0;
   private readonly lists = new Map<PickClass, IdList>();
-  private readonly member = new Map<Guid, readonly PickClass[]>();
+  private readonly member = new Map<Guid, number>();
 
   constructor(private readonly excluded: ReadonlySet<Guid>) {}
 
   pick(node: DirectoryNode, cls: PickClass, pick: number): ObjectRecord | undefined {
     this.refresh(node);
     const list = this.list(cls);
+    const bit = classBits[cls];
     for (let attempt = 0; attempt < 1000 && list.ids.length > 0; attempt++) {
       const id = list.ids[pick % list.ids.length] as Guid;
       const r = node.dir.get(id);
-      if (r !== undefined && classify(r, node.dir.landmarks()?.root ?? null).includes(cls))
-        return r;
-      this.place(id, r === undefined ? [] : classify(r, node.dir.landmarks()?.root ?? null));
+      const root = node.dir.landmarks()?.root ?? null;
+      if (r !== undefined && (classify(r, root) & bit) !== 0) return r;
+      this.place(id, r === undefined ? 0 : classify(r, root));
     }
     return undefined;
   }
@@ -91,18 +99,28 @@ export class PickIndex {
     }
     if (node.dir.usn === this.seenUsn) return;
     const root = node.dir.landmarks()?.root ?? null;
-    for (const { id } of node.dir.store.changedAfter(this.seenUsn, Number.MAX_SAFE_INTEGER)) {
+    const log = node.dir.store.changeLog();
+    for (let at = log.positionAfter(this.seenUsn); at < log.length; at++) {
+      const id = log.idAt(at);
+      if (id === null) continue;
       const r = node.dir.get(id);
-      this.place(id, r === undefined || this.excluded.has(id) ? [] : classify(r, root));
+      this.place(id, r === undefined || this.excluded.has(id) ? 0 : classify(r, root));
     }
     this.seenUsn = node.dir.usn;
   }
 
-  private place(id: Guid, classes: readonly PickClass[]): void {
-    const before = this.member.get(id) ?? [];
-    for (const c of before) if (!classes.includes(c)) this.list(c).remove(id);
-    for (const c of classes) if (!before.includes(c)) this.list(c).add(id);
-    if (classes.length === 0) this.member.delete(id);
+  private place(id: Guid, classes: number): void {
+    const before = this.member.get(id) ?? 0;
+    if (before === classes) return;
+    for (const c of classesInOrder) {
+      const bit = classBits[c];
+      if ((before & bit) !== 0 && (classes & bit) === 0) this.list(c).remove(id);
+    }
+    for (const c of classesInOrder) {
+      const bit = classBits[c];
+      if ((classes & bit) !== 0 && (before & bit) === 0) this.list(c).add(id);
+    }
+    if (classes === 0) this.member.delete(id);
     else this.member.set(id, classes);
   }
 }
