@@ -7,6 +7,7 @@
  * UTF-8 and must be well-formed UTF-16 in memory (JSON.stringify output always is).
  */
 import { assert } from "../assert";
+import { decodeUtf8Range } from "./utf8-range";
 import { walLimits } from "./wal-limits";
 
 export interface KvBatch {
@@ -17,8 +18,6 @@ export interface KvBatch {
 const formatV1 = 1;
 const headerBytes = 9;
 const encoder = new TextEncoder();
-/** ignoreBOM: a key or value may begin with U+FEFF, and it must come back (the default drops it). */
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * Encodes a batch. Replay applies a batch's puts in order, then its deletes, so a key both put
@@ -127,7 +126,7 @@ function readString(bytes: Uint8Array, view: DataView, cursor: { at: number }): 
   const start = cursor.at + 4;
   if (start + length > bytes.length) return null;
   cursor.at = start + length;
-  return decoder.decode(bytes.subarray(start, start + length));
+  return decodeUtf8Range(bytes, start, start + length);
 }
 
 /**

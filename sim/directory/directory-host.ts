@@ -9,6 +9,8 @@ import { atomLife } from "../../core/store/record";
 import { JsonMemo } from "./json-memo";
 import { RecordMemo } from "./record-memo";
 import { useNativeCrc32 } from "../../core/wal/crc32";
+import { useNativeUtf8Range } from "../../core/wal/utf8-range";
+import { nodeUtf8Slice } from "./node-utf8-slice";
 import { KvStore } from "../../core/wal/kv-store";
 import { VerifiedRecords } from "../../core/wal/verified-records";
 import type { NodeContext, SimNodeHost } from "../world";
@@ -31,6 +33,9 @@ export interface ReplicationTiming {
 // function, ~3x faster than core's portable one (checked against it when installed). Node has
 // it from 20.15 and 22.2 on (package.json admits any 20): older ones keep the portable code.
 useNativeCrc32(typeof zlib.crc32 === "function" ? zlib.crc32 : null);
+// Every boot decodes each key and value of the log it replays: Buffer's utf8Slice reads a
+// byte range in place, where core's portable decoder allocates a view per string.
+useNativeUtf8Range(nodeUtf8Slice);
 
 /** How long after an erasure the host rotates the log (the rebuild that pays the debt). */
 const rotateAfterErasureMs = 2_000;
