@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ReplicationState, UtdEntry } from "../repl/replication-state";
+import { mergeVectors } from "../repl/vectors";
 import { keys, PersistedReplication } from "./persistence";
 
 /** The plain definition: every entry not identical to the last written one, in key order. */
@@ -83,5 +84,53 @@ describe("PersistedReplication.putChanged", () => {
     persisted.putChanged({ utd: { a: entry(1), c: entry(3) }, ...empty }, puts, dels);
     expect(puts.map(([k]) => k)).toEqual(["meta/utd/a", "meta/utd/c"]);
     expect(dels).toEqual(["meta/utd/b"]);
+  });
+});
+
+describe("PersistedReplication.putChanged after mergeVectors", () => {
+  it("writes the merged entries alone, and the replayed keys hold the vector in its key order", () => {
+    // A node's stored vector advances by mergeVectors on each completed pull (then only the
+    // entries it replaced or added are written, in invocation order), and sometimes otherwise
+    // (a re-mint adds an entry by spreading; several merges between two writes): the map the
+    // batches replay into must always hold exactly the vector, keys in the vector's order.
+    const mergeStep = fc.record({
+      kind: fc.constantFrom("merge", "merge", "merge", "remint", "unwritten-merge"),
+      entries: fc.array(fc.tuple(fc.integer({ min: 0, max: 12 }), fc.nat(50)), { maxLength: 5 }),
+    });
+    fc.assert(
+      fc.property(fc.array(mergeStep, { maxLength: 40 }), (steps) => {
+        const persisted = new PersistedReplication();
+        const replayed = new Map<string, string>();
+        let written: ReplicationState["utd"] | null = null;
+        let utd: ReplicationState["utd"] = {};
+        let t = 0;
+        const write = (): void => {
+          const puts: Array<[string, string]> = [];
+          const dels: string[] = [];
+          persisted.putChanged({ utd, watermarks: {}, retired: [] }, puts, dels);
+          const utdPuts = puts.filter(([k]) => k.startsWith("meta/utd/"));
+          const expected = reference(written, utd);
+          // The same puts as the plain definition (their order may differ), the same deletes.
+          expect([...utdPuts].sort()).toEqual([...expected.puts].sort());
+          expect(dels).toEqual(expected.dels);
+          for (const [k, v] of utdPuts) replayed.set(k, v);
+          for (const k of dels) replayed.delete(k);
+          written = utd;
+          expect([...replayed]).toEqual(Object.keys(utd).map((inv) => [keys.utdEntry(inv), JSON.stringify(utd[inv])]));
+        };
+        write();
+        for (const s of steps) {
+          t += 1;
+          if (s.kind === "remint") utd = { ...utd, [`own-${t}`]: { usn: t, node: "self", syncedAtMs: t } };
+          else {
+            const theirs: Record<string, { usn: number; node: string }> = {};
+            for (const [i, usn] of s.entries) theirs[`inv-${i}`] = { usn, node: `node-${i % 3}` };
+            utd = mergeVectors(utd, theirs, "own-0", t);
+          }
+          if (s.kind !== "unwritten-merge") write();
+        }
+        write();
+      }),
+    );
   });
 });

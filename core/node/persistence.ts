@@ -5,6 +5,8 @@ import type { ObjectRecord } from "../store/record";
 import type { KvBatch } from "../wal/kv-batch";
 import type { ReplicationState } from "../repl/replication-state";
 import { emptyReplicationState } from "../repl/replication-state";
+import { vectorChange, vectorSerial } from "../repl/vectors";
+import { assert } from "../assert";
 
 /**
  * Key layout of the node's durable key-value state. The node meta is split: the small scalar
@@ -49,6 +51,8 @@ type StoredNodeMeta = Omit<NodeMeta, "replication"> & { readonly replication?: R
  */
 export class PersistedReplication {
   private utd: ReplicationState["utd"] | null = null;
+  /** vectorSerial of `utd` (0 while null). */
+  private utdSerial = 0;
   /** Entries of `utd` (0 while null). */
   private utdSize = 0;
   private watermarks: ReplicationState["watermarks"] | null = null;
@@ -56,7 +60,12 @@ export class PersistedReplication {
 
   /** Adds a put for every part that changed since the last call, and notes it as written. */
   putChanged(state: ReplicationState, puts: Array<[string, string]>, dels: string[]): void {
-    if (state.utd !== this.utd) this.putChangedEntries(state.utd, puts, dels);
+    if (state.utd !== this.utd) {
+      const change = this.utd === null ? undefined : vectorChange(state.utd);
+      if (change !== undefined && change.fromSerial === this.utdSerial) this.putMergedEntries(state.utd, change.invocations, puts);
+      else this.putChangedEntries(state.utd, puts, dels);
+      this.utdSerial = vectorSerial(state.utd);
+    }
     if (state.watermarks !== this.watermarks) {
       puts.push([keys.watermarks, JSON.stringify(state.watermarks)]);
     }
@@ -64,6 +73,27 @@ export class PersistedReplication {
     this.utd = state.utd;
     this.watermarks = state.watermarks;
     this.retired = state.retired;
+  }
+
+  /**
+   * A vector mergeVectors made from the one last written: only the entries it replaced or
+   * added are written (a merge never drops one). Their puts come in invocation order where
+   * putChangedEntries gives the vector's key order; the batch's bytes differ, not what it
+   * stores, nor the key order of the map it is replayed into (keys already there keep their
+   * place; new ones are the merge's, appended in invocation order either way).
+   */
+  private putMergedEntries(
+    utd: ReplicationState["utd"],
+    invocations: readonly string[],
+    puts: Array<[string, string]>,
+  ): void {
+    const before = this.utd ?? {};
+    for (const invocation of invocations) {
+      const entry = utd[invocation];
+      assert(entry !== undefined, "a merged entry is in the merged vector");
+      if (before[invocation] === undefined) this.utdSize++;
+      puts.push([keys.utdEntry(invocation), JSON.stringify(entry)]);
+    }
   }
 
   /**

@@ -97,6 +97,34 @@ function withOwn(base: VectorEntries, dir: Directory): UtdVector {
 }
 
 /**
+ * Per stored vector made by mergeVectors: which vector it was made from (by serial number,
+ * see vectorSerial) and the invocations whose entries it replaced or added, sorted; so that
+ * persisting it can write those entries without walking all of them (PersistedReplication).
+ * A serial, not the vector itself: a WeakMap value holding the predecessor would keep a
+ * node's whole chain of vectors alive (the retention bug vectors-retention.test.ts guards).
+ */
+const changes = new WeakMap<object, VectorChange>();
+const serials = new WeakMap<object, number>();
+let nextSerial = 1;
+
+export interface VectorChange {
+  readonly fromSerial: number;
+  readonly invocations: readonly string[];
+}
+
+/** A number naming this stored vector for as long as it lives (assigned on first call). */
+export function vectorSerial(utd: Readonly<Record<string, UtdEntry>>): number {
+  let serial = serials.get(utd);
+  if (serial === undefined) serials.set(utd, (serial = nextSerial++));
+  return serial;
+}
+
+/** How mergeVectors made `utd` from another stored vector, or undefined. */
+export function vectorChange(utd: Readonly<Record<string, UtdEntry>>): VectorChange | undefined {
+  return changes.get(utd);
+}
+
+/**
  * The entries of `theirs` that `mine` lacks or holds at a lower USN (`ownInvocation` aside),
  * or null. When both sides' sorted entries are known (a vector built by ownVector, a stored
  * vector whose travelling form is memoised), one merge-walk of the two sorted lists replaces a
@@ -157,5 +185,6 @@ export function mergeVectors(
   for (const [inv, e] of sorted) out[inv] = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
   const before = ownVectors.get(mine)?.base ?? travellingOf.get(mine);
   if (before !== undefined) travellingOf.set(out, mergeSorted(before, sorted));
+  changes.set(out, { fromSerial: vectorSerial(mine), invocations: sorted.map(([inv]) => inv) });
   return out;
 }
