@@ -148,10 +148,10 @@ describe("boot round trip", () => {
     for (const nowMs of [w.now, w.now + 3600 * secondMs]) {
       expect(observe(booted!, nowMs)).toEqual(observe(w.n, nowMs));
     }
-    // Only the node meta (the new invocation) is left to persist; no record was rewritten.
-    const keys = ["meta/node", "meta/retired", "meta/watermarks"];
-    const utdKeys = Object.keys(booted!.replication.utd).map((inv) => `meta/utd/${inv}`);
-    expect(booted!.ready()?.batch.puts.map(([k]) => k).sort()).toEqual([...keys, ...utdKeys].sort());
+    // Only what the re-mint changed is left to persist: the node meta (the new invocation),
+    // the retired list and the retired invocation's vector entry; no record was rewritten.
+    const keys = ["meta/node", "meta/retired", `meta/utd/${w.n.dir.invocationId}`];
+    expect(booted!.ready()?.batch.puts.map(([k]) => k).sort()).toEqual(keys.sort());
   });
 
   it("boots the same node from a Map and from a plain iterable of its entries", () => {
@@ -259,6 +259,38 @@ describe("boot round trip", () => {
     const puts = d.node.ready()!.batch.puts;
     expect(puts.map(([k]) => k)).toEqual(["meta/utd/inv-7", "meta/node"]);
     expect(JSON.parse(puts[0]![1])).toEqual(advanced);
+  });
+
+  it("a booted node's first batch writes only the replication parts the boot changed", () => {
+    // What the boot loaded from the current layout is on disk already: the re-mint adds one
+    // vector entry (the retired invocation's) and changes the retired list, nothing else.
+    const stored: Persisted = new Map();
+    const w = workload(stored);
+    const many = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`inv-${i}`, { usn: i, node: "n", syncedAtMs: w.now }]),
+    );
+    const mark = { invocation: "p-inv", usn: 7, lastSuccessMs: w.now };
+    w.n.replication = { ...w.n.replication, utd: { ...w.n.replication.utd, ...many }, watermarks: { partner: mark } };
+    w.n.markChanged();
+    persist(w.n, stored);
+    const booted = DirectoryNode.boot(seededRandom(41), stored)!;
+    const retired = w.n.dir.invocationId;
+    const batch = booted.ready()!.batch;
+    expect(batch.puts.map(([k]) => k).filter((k) => k.startsWith("meta/")).sort()).toEqual(
+      [`meta/utd/${retired}`, "meta/node", "meta/retired"].sort(),
+    );
+    expect(batch.dels.filter((k) => k.startsWith("meta/"))).toEqual([]);
+    // And what it wrote is enough: booting again gives the booted node's state back.
+    for (const [k, v] of batch.puts) stored.set(k, v);
+    for (const k of batch.dels) stored.delete(k);
+    const again = DirectoryNode.boot(seededRandom(42), stored)!;
+    const { retired: retiredAgain, ...restAgain } = again.replication;
+    const { retired: retiredBefore, ...restBefore } = booted.replication;
+    // The second boot retires the first boot's invocation too; the rest is the same, in order.
+    expect(retiredAgain.slice(0, retiredBefore.length)).toEqual(retiredBefore);
+    expect(Object.keys(restAgain.utd).slice(0, Object.keys(restBefore.utd).length)).toEqual(Object.keys(restBefore.utd));
+    expect(restAgain.watermarks).toEqual(restBefore.watermarks);
+    for (const [inv, e] of Object.entries(restBefore.utd)) expect(restAgain.utd[inv]).toEqual(e);
   });
 
   it("boots the older layouts: the whole node meta under meta/node, or the whole vector under meta/utd", () => {

@@ -133,6 +133,7 @@ export class DirectoryNode {
     dir.refreshSchema();
     dir.store.takeDirty();
     const node = new DirectoryNode(dir);
+    if (loaded.replicationAsStored) node.persisted.assumeWritten(loaded.meta.replication);
     node.replication = remintInvocation(dir, loaded.meta.replication, nowMs);
     node.purgeHorizonMs = loaded.meta.purgeHorizonMs;
     node.changed = true;

@@ -58,6 +58,21 @@ export class PersistedReplication {
   private watermarks: ReplicationState["watermarks"] | null = null;
   private retired: ReplicationState["retired"] | null = null;
 
+  /**
+   * Notes `state` as already on disk (a boot that loaded it from the current key layout), so
+   * that the next batch writes only what changed after it. Without this, every boot's first
+   * batch wrote the whole vector again (an entry per boot of any node, ~100-300 in the
+   * simulator), and every later boot replayed it.
+   */
+  assumeWritten(state: ReplicationState): void {
+    assert(this.utd === null, "assumeWritten comes before the first batch");
+    this.utd = state.utd;
+    this.utdSerial = vectorSerial(state.utd);
+    this.utdSize = Object.keys(state.utd).length;
+    this.watermarks = state.watermarks;
+    this.retired = state.retired;
+  }
+
   /** Adds a put for every part that changed since the last call, and notes it as written. */
   putChanged(state: ReplicationState, puts: Array<[string, string]>, dels: string[]): void {
     if (state.utd !== this.utd) {
@@ -160,6 +175,13 @@ export function takeBatch(
 export interface LoadedState {
   readonly meta: NodeMeta | null;
   readonly journal: JournalRecord[];
+  /**
+   * True when `meta.replication` is exactly what the current key layout holds on disk (one key
+   * per vector entry, watermarks and retired under theirs): the node's first batch then writes
+   * only what changed since (PersistedReplication.assumeWritten). False for the old layouts,
+   * whose first batch rewrites every part in the current one.
+   */
+  readonly replicationAsStored: boolean;
 }
 
 /**
@@ -222,7 +244,7 @@ export class NodeLoader {
   finish(): LoadedState {
     this.dir.store.endLoad();
     this.dir.endLoad();
-    if (this.meta === null) return { meta: null, journal: this.journal };
+    if (this.meta === null) return { meta: null, journal: this.journal, replicationAsStored: false };
     const { replication: single, ...small } = this.meta;
     // Old layout: the whole state under meta/node. New code never writes `replication` there,
     // so when present it is also newer than any split keys (written by a later downgrade).
@@ -234,7 +256,8 @@ export class NodeLoader {
       watermarks: this.watermarks ?? empty.watermarks,
       retired: this.retired ?? empty.retired,
     };
-    return { meta: { ...small, replication }, journal: this.journal };
+    const replicationAsStored = single === undefined && this.utd === undefined;
+    return { meta: { ...small, replication }, journal: this.journal, replicationAsStored };
   }
 }
 
