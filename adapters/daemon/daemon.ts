@@ -291,6 +291,13 @@ function start(
           `identity is lost (restore the file from a backup)`,
       );
     }
+    // The boot re-minted the invocation (and retired the previous one): durable before the
+    // daemon serves anyone, as the simulator's hosts persist right after a boot. Otherwise a
+    // restart before the first write boots the older invocation again, and a partner that saw
+    // the unpersisted one would hold an invocation of this node the node never knew: evidence
+    // of a rollback that never happened.
+    const ready = booted.ready();
+    if (ready !== null) store.commit([ready.batch]);
     return { node: booted, key, mode: "booted" };
   }
   if (options.boot === "existing") {

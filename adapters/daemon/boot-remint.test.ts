@@ -1,0 +1,38 @@
+/**
+ * Goal: every boot's re-minted invocation is durable before the daemon serves, as the
+ * simulator's hosts make it. A daemon restarted without any write in between must not boot
+ * the same invocation again: a partner that saw the unpersisted one (a pull answered under
+ * it) would then hold an invocation of this node that the node never knew, which is exactly
+ * how a rollback looks, and the node would re-mint and quarantine itself for nothing.
+ * Method: a real daemon on a temp dir, opened and closed three times without writes; each
+ * boot must retire the previous boot's invocation, so the third sees both earlier ones.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { Daemon } from "./daemon";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it("retires each boot's invocation even when nothing was written between boots", async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-remint-"));
+  dirs.push(dataDir);
+  const log = (): void => {};
+  const invocations: string[] = [];
+  let last = await Daemon.open({ dataDir, boot: "either", log });
+  invocations.push(last.nodeView().invocationId);
+  for (let boot = 0; boot < 2; boot++) {
+    await last.close();
+    last = await Daemon.open({ dataDir, boot: "existing", log });
+    invocations.push(last.nodeView().invocationId);
+  }
+  const view = last.nodeView();
+  await last.close();
+  expect(new Set(invocations).size).toBe(3);
+  // The vector holds an entry for every invocation this node retired, the first two boots'.
+  expect(Object.keys(view.utd).sort()).toEqual([invocations[0]!, invocations[1]!].sort());
+});
