@@ -49,11 +49,6 @@ export function summarySendsNothing(summary: StampSummary, fromUsn: number, utd:
   return true;
 }
 
-/** `summarySendsNothing` of the record's summary (built afresh). */
-export function sendsNothing(record: ObjectRecord, fromUsn: number, utd: UtdVector): boolean {
-  return summarySendsNothing(stampSummary(record), fromUsn, utd);
-}
-
 /** Whether the destination lacks this atom (the propagation-dampening filter). */
 export function wanted(stamp: Stamp, fromUsn: number, utd: UtdVector): boolean {
   if (stamp.localUsn <= fromUsn) return false;

@@ -97,25 +97,21 @@ function withOwn(base: VectorEntries, dir: Directory): UtdVector {
 }
 
 /**
- * Per stored vector made by mergeVectors: its keys in order (what Object.keys returns), so
- * the next merge copies it without asking the object. Only strings: nothing of the vector.
+ * Per stored vector made by mergeVectors, how it was made: from which vector (by serial
+ * number, see vectorSerial), which invocations' entries it replaced or added (sorted), and its
+ * keys in order (what Object.keys returns). Persisting it then writes those entries without
+ * walking all of them (PersistedReplication), and the next merge copies it by `keys` without
+ * asking the object. A serial, not the vector itself: a WeakMap value holding the predecessor
+ * would keep a node's whole chain of vectors alive (vectors-retention.test.ts guards that).
  */
-const keyOrders = new WeakMap<object, readonly string[]>();
-
-/**
- * Per stored vector made by mergeVectors: which vector it was made from (by serial number,
- * see vectorSerial) and the invocations whose entries it replaced or added, sorted; so that
- * persisting it can write those entries without walking all of them (PersistedReplication).
- * A serial, not the vector itself: a WeakMap value holding the predecessor would keep a
- * node's whole chain of vectors alive (the retention bug vectors-retention.test.ts guards).
- */
-const changes = new WeakMap<object, VectorChange>();
+const made = new WeakMap<object, VectorChange>();
 const serials = new WeakMap<object, number>();
 let nextSerial = 1;
 
 export interface VectorChange {
   readonly fromSerial: number;
   readonly invocations: readonly string[];
+  readonly keys: readonly string[];
 }
 
 /** A number naming this stored vector for as long as it lives (assigned on first call). */
@@ -127,7 +123,7 @@ export function vectorSerial(utd: Readonly<Record<string, UtdEntry>>): number {
 
 /** How mergeVectors made `utd` from another stored vector, or undefined. */
 export function vectorChange(utd: Readonly<Record<string, UtdEntry>>): VectorChange | undefined {
-  return changes.get(utd);
+  return made.get(utd);
 }
 
 /**
@@ -186,7 +182,7 @@ export function mergeVectors(
   // A copy by a loop over the remembered key order: spreading a vector of ~100 keys cost three
   // times as much, and Object.keys of a dictionary-mode object (which sorts its keys by
   // insertion index each time) a third of the loop.
-  const order = keyOrders.get(mine) ?? Object.keys(mine);
+  const order = made.get(mine)?.keys ?? Object.keys(mine);
   const out: Record<string, UtdEntry> = {};
   for (let i = 0; i < order.length; i++) {
     const inv = order[i]!;
@@ -199,9 +195,12 @@ export function mergeVectors(
     if (mine[inv] === undefined) (added ??= []).push(inv);
     out[inv] = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
   }
-  keyOrders.set(out, added === null ? order : [...order, ...added]);
   const before = ownVectors.get(mine)?.base ?? travellingOf.get(mine);
   if (before !== undefined) travellingOf.set(out, mergeSorted(before, sorted));
-  changes.set(out, { fromSerial: vectorSerial(mine), invocations: sorted.map(([inv]) => inv) });
+  made.set(out, {
+    fromSerial: vectorSerial(mine),
+    invocations: sorted.map(([inv]) => inv),
+    keys: added === null ? order : [...order, ...added],
+  });
   return out;
 }
