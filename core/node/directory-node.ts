@@ -176,8 +176,8 @@ export class DirectoryNode {
       purgeHorizon: this.purgeHorizonMs === null ? null : msToTimestamp(this.purgeHorizonMs),
       morgueSize: morgueSize(this.dir),
       rollbackLatched: this.dir.rollbackLatched,
-      utd: this.replication.utd,
-      watermarks: this.replication.watermarks,
+      utd: byKey(this.replication.utd),
+      watermarks: byKey(this.replication.watermarks),
     };
   }
 
@@ -320,3 +320,15 @@ function maxUsn(dir: Directory): number {
   return usn;
 }
 
+/**
+ * A dictionary with its keys in sorted order. The node view shows the vector and the
+ * watermarks in one order whatever the history: in memory their keys follow the order the
+ * entries were loaded at boot (the daemon's key order, the simulator's snapshot order) and
+ * then merged, so two nodes (or two boots of one disk) holding the same vector printed it
+ * differently (sim/directory/boot-order.property.test.ts).
+ */
+function byKey<T>(dictionary: Readonly<Record<string, T>>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const key of Object.keys(dictionary).sort()) out[key] = dictionary[key]!;
+  return out;
+}
