@@ -56,7 +56,7 @@ function observe(entries: ReadonlyArray<readonly [string, string]>): string {
   expect(node).not.toBeNull();
   const n = node!;
   const ids = [...n.dir.store.ids()].sort();
-  const seen: unknown[] = [n.summary(nowMs), n.schema(), n.morgue(nowMs), n.journal()];
+  const seen: unknown[] = [n.summary(nowMs), n.schema(), n.morgue(nowMs), n.journal(), n.dir.repairSuspects()];
   for (const id of ids) seen.push(id, n.object(id, nowMs), n.children(id));
   // A partner that holds nothing pulls everything, batch by batch.
   const partner = "00000000-0000-4000-8000-00000000beef";
