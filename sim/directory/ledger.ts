@@ -1,3 +1,4 @@
+import { assert } from "../../core/assert";
 import type { Stamp } from "../../core/store/stamp";
 
 /**
@@ -30,21 +31,31 @@ export class Ledger {
    */
   private readonly restoreStamps = new Set<string>();
 
+  /** Acks arrive in virtual-time order (`acked` stays sorted by trueMs: forgiving relies on it). */
   ack(atom: AckedAtom): void {
+    const last = this.acked[this.acked.length - 1];
+    assert(last === undefined || atom.trueMs >= last.trueMs, "acks arrive in virtual-time order");
     this.acked.push(atom);
   }
 
   /**
    * A disk restored to an image taken at `imageTimeMs` forgets what its node acknowledged
    * after that instant unless replication carried it away first; such acks can no longer be
-   * promised. Acks after the restore (the oracle's real subject) stay.
+   * promised. Acks after the restore (the oracle's real subject) stay. Only the tail acked
+   * since the image is visited, compacted in one pass (a scan of every ack with a splice per
+   * forgiven one was 1.2 % of the simulated hour, which acknowledges ~300,000 atoms).
    */
   forgiveRolledBack(node: string, imageTimeMs: number, rollbackTimeMs: number): void {
-    for (let i = this.acked.length - 1; i >= 0; i--) {
-      const a = this.acked[i]!;
-      if (a.node === node && a.trueMs >= imageTimeMs && a.trueMs <= rollbackTimeMs)
-        this.acked.splice(i, 1);
+    const acked = this.acked;
+    let from = acked.length;
+    while (from > 0 && acked[from - 1]!.trueMs >= imageTimeMs) from--;
+    let kept = from;
+    for (let i = from; i < acked.length; i++) {
+      const a = acked[i]!;
+      if (a.node === node && a.trueMs <= rollbackTimeMs) continue;
+      acked[kept++] = a;
     }
+    acked.length = kept;
   }
 
   noteRestore(objectId: string, stamp: Stamp): void {
