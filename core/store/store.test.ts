@@ -258,6 +258,24 @@ describe("UsnIndex", () => {
     );
   });
 
+  it("sorts a boot's index whatever the USNs' size (packed sort, heap sort past 2^53 / n)", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 2 ** 20 }), { minLength: 2, maxLength: 200 }),
+        fc.boolean(),
+        (offsets, huge) => {
+          // Huge USNs cannot be packed with a position into one double: the heap sort runs.
+          const base = huge ? Number.MAX_SAFE_INTEGER - 2 ** 21 : 0;
+          const records = offsets.map((o, i) => ({ id: `id${i}`, usnChanged: base + o }));
+          const index = UsnIndex.of(records.length, records);
+          const expected = [...records].sort((a, b) => a.usnChanged - b.usnChanged).map((r) => ({ id: r.id, usn: r.usnChanged }));
+          expect(index.after(0, Number.MAX_SAFE_INTEGER)).toEqual(expected);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
   it("keeps a reader's note exactly while the entry it was noted at is unchanged", () => {
     // Each record version gets a distinct label. A walk notes the label it sees at each
     // position; the model remembers which versions were noted since they last changed, and

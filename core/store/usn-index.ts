@@ -187,8 +187,39 @@ export class UsnIndex implements ChangeLog {
   }
 }
 
-/** Heapsort of `keys` ascending, moving `values` along; in place (no copy of a large index). */
+/** Sorts `keys` ascending, moving `values` along (keys are distinct non-negative integers). */
 function sortTogether<T>(keys: number[], values: T[]): void {
+  if (!sortPacked(keys, values)) heapSortTogether(keys, values);
+}
+
+/**
+ * The sort by one native numeric sort of packed keys: each key times 2^bits plus its position,
+ * exact in a double while the product stays below 2^53 (USNs are non-negative integers), then
+ * unpacked into the permutation. Several times faster than the heap sort on a boot's index;
+ * false (nothing done) when the keys are too large to pack.
+ */
+function sortPacked<T>(keys: number[], values: T[]): boolean {
+  const n = keys.length;
+  let bits = 1;
+  while (2 ** bits < n) bits += 1;
+  const scale = 2 ** bits;
+  let max = 0;
+  for (let i = 0; i < n; i++) if (keys[i]! > max) max = keys[i]!;
+  if ((max + 1) * scale > Number.MAX_SAFE_INTEGER) return false;
+  const packed = new Float64Array(n);
+  for (let i = 0; i < n; i++) packed[i] = keys[i]! * scale + i;
+  packed.sort();
+  const before = values.slice();
+  for (let i = 0; i < n; i++) {
+    const at = packed[i]! % scale;
+    keys[i] = (packed[i]! - at) / scale;
+    values[i] = before[at]!;
+  }
+  return true;
+}
+
+/** Heapsort of `keys` ascending, moving `values` along, in place. */
+function heapSortTogether<T>(keys: number[], values: T[]): void {
   const swap = (a: number, b: number): void => {
     const k = keys[a]!;
     keys[a] = keys[b]!;
