@@ -195,8 +195,9 @@ function sortTogether<T>(keys: number[], values: T[]): void {
 /**
  * The sort by one native numeric sort of packed keys: each key times 2^bits plus its position,
  * exact in a double while the product stays below 2^53 (USNs are non-negative integers), then
- * unpacked into the permutation. Several times faster than the heap sort on a boot's index;
- * false (nothing done) when the keys are too large to pack.
+ * unpacked into the permutation. ~1.7x faster than the heap sort on a boot's index (1M records
+ * 325 -> 180 ms with building it), for 16 bytes an entry held during the sort (the packed keys
+ * and a copy of the values); false (nothing done) when the keys are too large to pack.
  */
 function sortPacked<T>(keys: number[], values: T[]): boolean {
   const n = keys.length;

@@ -35,7 +35,7 @@ function disksAfterChaos(seed: number): Array<Array<[string, string]>> {
 }
 
 /** The path of the first difference between two JSON values, for a readable failure. */
-export function firstDifference(a: unknown, b: unknown, at = "$"): string | null {
+function firstDifference(a: unknown, b: unknown, at = "$"): string | null {
   if (typeof a !== typeof b || Array.isArray(a) !== Array.isArray(b) || (a === null) !== (b === null)) {
     return `${at}: ${JSON.stringify(a)?.slice(0, 200)} vs ${JSON.stringify(b)?.slice(0, 200)}`;
   }
