@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ReplicationState, UtdEntry } from "../repl/replication-state";
 import { mergeVectors } from "../repl/vectors";
+import { travellingFrom } from "../testing/travelling-vector";
 import { keys, PersistedReplication } from "./persistence";
 
 /** The plain definition: every entry not identical to the last written one, in key order. */
@@ -125,7 +126,7 @@ describe("PersistedReplication.putChanged after mergeVectors", () => {
           else {
             const theirs: Record<string, { usn: number; node: string }> = {};
             for (const [i, usn] of s.entries) theirs[`inv-${i}`] = { usn, node: `node-${i % 3}` };
-            utd = mergeVectors(utd, theirs, "own-0", t);
+            utd = mergeVectors(utd, travellingFrom(theirs), "own-0", t);
           }
           if (s.kind !== "unwritten-merge") write();
         }

@@ -13,7 +13,8 @@ import type { ObjectRecord, ValueAtom } from "../store/record";
 import { atomMapKey } from "../store/record";
 import type { Stamp } from "../store/stamp";
 import { stampSummary, summarySendsNothing, wanted } from "./dampening";
-import type { UtdVector } from "./messages";
+import type { TravellingVector } from "./messages";
+import { flatVector } from "./vector-parts";
 
 const invocations = ["inv-a", "inv-b", "inv-c", "inv-d"];
 
@@ -55,19 +56,32 @@ const recordArb: fc.Arbitrary<ObjectRecord> = fc
     hardened: false,
   }));
 
-const utdArb: fc.Arbitrary<UtdVector> = fc
-  .array(fc.option(fc.integer({ min: 0, max: 7 }), { nil: undefined }), { minLength: 4, maxLength: 4 })
-  .map((usns) => {
-    const out: Record<string, { usn: number; node: string }> = {};
+// Stored entries over the four invocations, and the sender's own entry: one of them (it then
+// wins over the stored one, higher or lower) or an invocation of its own.
+const utdArb: fc.Arbitrary<TravellingVector> = fc
+  .record({
+    usns: fc.array(fc.option(fc.integer({ min: 0, max: 7 }), { nil: undefined }), { minLength: 4, maxLength: 4 }),
+    own: fc.constantFrom(...invocations, "inv-own"),
+    ownUsn: fc.integer({ min: 0, max: 7 }),
+  })
+  .map(({ usns, own, ownUsn }) => {
+    const entries: Record<string, { usn: number; node: string }> = {};
     usns.forEach((usn, i) => {
-      if (usn !== undefined) out[invocations[i]!] = { usn, node: "n" };
+      if (usn !== undefined) entries[invocations[i]!] = { usn, node: "n" };
     });
-    return out;
+    return { entries, own: [own, { usn: ownUsn, node: "n" }] as const };
   });
 
-function byDefinition(record: ObjectRecord, fromUsn: number, utd: UtdVector): boolean {
+/** wanted() by its definition, over the vector's flat dictionary (the own entry winning). */
+function wantedByDefinition(stamp: Stamp, fromUsn: number, utd: TravellingVector): boolean {
+  const seen = flatVector(utd)[stamp.cert.invocation];
+  return stamp.localUsn > fromUsn && (seen === undefined || stamp.cert.usn > seen.usn);
+}
+
+function byDefinition(record: ObjectRecord, fromUsn: number, utd: TravellingVector): boolean {
   const stamps = [record.existence.stamp, record.placement.stamp];
   for (const atoms of record.attrs.values()) for (const atom of atoms.values()) stamps.push(atom.stamp);
+  for (const s of stamps) expect(wanted(s, fromUsn, utd)).toBe(wantedByDefinition(s, fromUsn, utd));
   return !stamps.some((s) => wanted(s, fromUsn, utd));
 }
 
@@ -107,10 +121,15 @@ describe("propagation dampening", () => {
       usnChanged: 7,
       hardened: false,
     };
-    const utd = { "inv-a": { usn: 5, node: "n" }, "inv-b": { usn: 8, node: "n" } };
+    const entries = { "inv-a": { usn: 5, node: "n" }, "inv-b": { usn: 8, node: "n" } };
+    const utd: TravellingVector = { entries, own: ["inv-own", { usn: 3, node: "m" }] };
     const summary = stampSummary(record);
     expect(summarySendsNothing(summary, 0, utd)).toBe(false);
     expect(summarySendsNothing(summary, 7, utd)).toBe(true);
-    expect(summarySendsNothing(summary, 0, { ...utd, "inv-b": { usn: 9, node: "n" } })).toBe(true);
+    expect(summarySendsNothing(summary, 0, { ...utd, entries: { ...entries, "inv-b": { usn: 9, node: "n" } } })).toBe(true);
+    // The sender's own entry wins over its stored entry of the same invocation, either way.
+    expect(summarySendsNothing(summary, 0, { entries, own: ["inv-b", { usn: 9, node: "n" }] })).toBe(true);
+    const lower = { ...entries, "inv-b": { usn: 9, node: "n" } };
+    expect(summarySendsNothing(summary, 0, { entries: lower, own: ["inv-b", { usn: 8, node: "n" }] })).toBe(false);
   });
 });

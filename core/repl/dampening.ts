@@ -1,6 +1,6 @@
 import type { ObjectRecord } from "../store/record";
 import type { Stamp } from "../store/stamp";
-import type { UtdVector } from "./messages";
+import type { TravellingVector } from "./messages";
 
 /**
  * Propagation dampening: a source sends an atom only when it changed after the partner's
@@ -40,18 +40,22 @@ function pushStamp(out: Array<number | string>, s: Stamp): void {
  * lookup of the record itself) made the walk ~10 % of the simulator's time at 30 simulated
  * minutes.
  */
-export function summarySendsNothing(summary: StampSummary, fromUsn: number, utd: UtdVector): boolean {
+export function summarySendsNothing(summary: StampSummary, fromUsn: number, utd: TravellingVector): boolean {
+  const [own, ownEntry] = utd.own;
+  const entries = utd.entries;
   for (let i = 0; i < summary.length; i += 3) {
     if ((summary[i] as number) <= fromUsn) continue;
-    const seen = utd[summary[i + 1] as string];
+    const invocation = summary[i + 1] as string;
+    const seen = invocation === own ? ownEntry : entries[invocation];
     if (seen === undefined || (summary[i + 2] as number) > seen.usn) return false;
   }
   return true;
 }
 
 /** Whether the destination lacks this atom (the propagation-dampening filter). */
-export function wanted(stamp: Stamp, fromUsn: number, utd: UtdVector): boolean {
+export function wanted(stamp: Stamp, fromUsn: number, utd: TravellingVector): boolean {
   if (stamp.localUsn <= fromUsn) return false;
-  const seen = utd[stamp.cert.invocation];
+  const invocation = stamp.cert.invocation;
+  const seen = invocation === utd.own[0] ? utd.own[1] : utd.entries[invocation];
   return seen === undefined || stamp.cert.usn > seen.usn;
 }

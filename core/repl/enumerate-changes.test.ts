@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../testing/seeded-random";
+import { emptyTravelling } from "../testing/travelling-vector";
 import { freshDomain, t0Ms, unwrap } from "../testing/node-fixture";
 import { DirectoryNode } from "../node/directory-node";
 import type { PullRequest } from "./messages";
@@ -21,7 +22,7 @@ function persist(node: DirectoryNode, into: Map<string, string>): void {
 
 function pull(watermark: PullRequest["watermark"]): PullRequest {
   const from = "00000000-0000-4000-8000-00000000beef";
-  return { type: "pull", requestId: 1, from, watermark, utd: {}, objectsMax: 1000 };
+  return { type: "pull", requestId: 1, from, watermark, utd: emptyTravelling(from), objectsMax: 1000 };
 }
 
 function setUp() {

@@ -1,7 +1,7 @@
 import type { Directory } from "../directory";
 import type { ObjectDelta } from "../merge/object-delta";
 import type { ObjectRecord, ValueAtom } from "../store/record";
-import type { PullBatch, PullRequest, UtdVector } from "./messages";
+import type { PullBatch, PullRequest, TravellingVector } from "./messages";
 import { assert } from "../assert";
 import { stampSummary, summarySendsNothing, wanted, type StampSummary } from "./dampening";
 import type { RetiredInvocation } from "./replication-state";
@@ -16,7 +16,7 @@ import type { RetiredInvocation } from "./replication-state";
 export function enumerateChanges(
   dir: Directory,
   req: PullRequest,
-  ownUtd: () => UtdVector,
+  ownUtd: () => TravellingVector,
   retired: readonly RetiredInvocation[] = [],
 ): PullBatch {
   const resume = req.watermark === null ? null : resumePoint(dir, req.watermark, retired);
@@ -100,7 +100,7 @@ function resumePoint(
   return Math.min(watermark.usn, held);
 }
 
-function deltaOf(record: ObjectRecord, fromUsn: number, utd: UtdVector): ObjectDelta | null {
+function deltaOf(record: ObjectRecord, fromUsn: number, utd: TravellingVector): ObjectDelta | null {
   const existence = wanted(record.existence.stamp, fromUsn, utd) ? record.existence : null;
   const placement = wanted(record.placement.stamp, fromUsn, utd) ? record.placement : null;
   const attrs: Array<readonly [string, ValueAtom[]]> = [];

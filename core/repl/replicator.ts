@@ -103,7 +103,7 @@ export class Replicator {
     this.node.replication = {
       ...this.node.replication,
       watermarks: { ...this.node.replication.watermarks, [batch.from]: mark },
-      utd: mergeVectors(this.node.replication.utd, batch.utd ?? {}, dir.invocationId, nowMs),
+      utd: mergeVectors(this.node.replication.utd, batch.utd, dir.invocationId, nowMs),
     };
     if (dir.rollbackLatched) {
       dir.rollbackLatched = false;

@@ -1,41 +1,31 @@
 import type { Directory } from "../directory";
-import type { UtdVector } from "./messages";
-import { partsOf } from "./vector-parts";
-import type { VectorEntries } from "./vector-parts";
+import type { TravellingVector, UtdVector } from "./messages";
+import { entryOf, sortedEntries } from "./vector-parts";
 import { assert } from "../assert";
 import type { ReplicationState, RetiredInvocation } from "./replication-state";
 
 /**
  * The invocations a received vector holds of one node, sorted. Every pull and answer carries
  * a vector with an entry per boot of every node; sorting all its keys per message to find
- * this node's few was a hot spot. Vectors built in this process (see vector-parts) are
- * answered from their shared stored entries, memoised per entries array; others by a scan.
+ * this node's few was a hot spot. Answered per stored entries object (shared by every vector
+ * built from it: it travels to every partner, and one remembered node per object was
+ * recomputed at each partner in turn), then per travelling vector with its own entry.
  */
-const ofBase = new WeakMap<VectorEntries, Map<string, readonly string[]>>();
-const ofVector = new WeakMap<UtdVector, { readonly node: string; readonly invocations: readonly string[] }>();
+const ofEntries = new WeakMap<UtdVector, Map<string, readonly string[]>>();
+const ofVector = new WeakMap<TravellingVector, { readonly node: string; readonly invocations: readonly string[] }>();
 
-function invocationsOf(vector: UtdVector, node: string): readonly string[] {
-  const parts = partsOf(vector);
-  if (parts === undefined) {
-    const invocations: string[] = [];
-    for (const invocation of Object.keys(vector)) {
-      if (vector[invocation]?.node === node) invocations.push(invocation);
-    }
-    return invocations.sort();
-  }
+function invocationsOf(vector: TravellingVector, node: string): readonly string[] {
   const memo = ofVector.get(vector);
   if (memo !== undefined && memo.node === node) return memo.invocations;
-  // Per entries array, one answer per node asking: a vector's entries travel to every
-  // partner, and one remembered node per array was recomputed at each partner in turn.
-  let byNode = ofBase.get(parts.base);
-  if (byNode === undefined) ofBase.set(parts.base, (byNode = new Map()));
+  let byNode = ofEntries.get(vector.entries);
+  if (byNode === undefined) ofEntries.set(vector.entries, (byNode = new Map()));
   let ofNode = byNode.get(node);
   if (ofNode === undefined) {
     const found: string[] = [];
-    for (const [invocation, e] of parts.base) if (e.node === node) found.push(invocation);
-    byNode.set(node, (ofNode = found.sort()));
+    for (const [invocation, e] of sortedEntries(vector.entries)) if (e.node === node) found.push(invocation);
+    byNode.set(node, (ofNode = found));
   }
-  const [own, ownEntry] = parts.own;
+  const [own, ownEntry] = vector.own;
   let invocations = ofNode;
   if (invocations.includes(own)) invocations = invocations.filter((i) => i !== own);
   if (ownEntry.node === node) invocations = [...invocations, own].sort();
@@ -64,14 +54,14 @@ function retiredIndex(retired: readonly RetiredInvocation[]): ReadonlyMap<string
 export function rollbackEvidence(
   dir: Directory,
   state: ReplicationState,
-  vector: UtdVector,
+  vector: TravellingVector,
 ): Array<{ invocation: string; usn: number }> {
   const out: Array<{ invocation: string; usn: number }> = [];
   const own = invocationsOf(vector, dir.nodeId);
   if (own.length === 0) return out;
   const retiredByInvocation = retiredIndex(state.retired);
   for (const invocation of own) {
-    const entry = vector[invocation];
+    const entry = entryOf(vector, invocation);
     assert(entry !== undefined && entry.node === dir.nodeId, "a memoised vector did not change");
     if (invocation === dir.invocationId) {
       if (entry.usn > dir.usn) out.push({ invocation, usn: entry.usn });
@@ -85,7 +75,7 @@ export function rollbackEvidence(
   return out;
 }
 
-export function detectsRollback(dir: Directory, state: ReplicationState, vector: UtdVector): boolean {
+export function detectsRollback(dir: Directory, state: ReplicationState, vector: TravellingVector): boolean {
   return rollbackEvidence(dir, state, vector).length > 0;
 }
 

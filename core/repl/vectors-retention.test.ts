@@ -9,7 +9,8 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { expect, it } from "vitest";
 import type { Directory } from "../directory";
-import type { UtdVector } from "./messages";
+import type { TravellingVector } from "./messages";
+import { flatVector } from "./vector-parts";
 import { emptyReplicationState, type UtdEntry } from "./replication-state";
 import { mergeVectors, ownVector } from "./vectors";
 
@@ -26,7 +27,7 @@ function chain(steps: number): { last: Stored; earlier: Array<WeakRef<object>> }
   const earlier: Array<WeakRef<object>> = [];
   for (let i = 1; i <= steps; i++) {
     ownVector(dir, { ...emptyReplicationState(), utd });
-    const theirs: UtdVector = { [`inv-${i % 3}`]: { usn: i, node: `node-${i % 3}` } };
+    const theirs: TravellingVector = { entries: {}, own: [`inv-${i % 3}`, { usn: i, node: `node-${i % 3}` }] };
     const next = mergeVectors(utd, theirs, dir.invocationId, i);
     expect(next).not.toBe(utd);
     earlier.push(new WeakRef(utd));
@@ -42,8 +43,11 @@ it("a merged vector does not keep the vectors before it alive", async () => {
   collect();
   const alive = earlier.filter((ref) => ref.deref() !== undefined).length;
   expect(alive).toBe(0);
-  // The last vector is still usable: its travelling form was kept, not its ancestors.
-  expect(ownVector(dir, { ...emptyReplicationState(), utd: last })).toMatchObject({
+  // The last vector is still usable: its sorted entries were kept, not its ancestors.
+  expect(flatVector(ownVector(dir, { ...emptyReplicationState(), utd: last }))).toEqual({
+    "inv-0": { usn: 18, node: "node-0" },
+    "inv-1": { usn: 19, node: "node-1" },
+    "inv-2": { usn: 20, node: "node-2" },
     "inv-self": { usn: 7, node: "node-self" },
   });
 });

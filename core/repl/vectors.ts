@@ -1,68 +1,51 @@
 import type { Directory } from "../directory";
-import type { UtdVector } from "./messages";
+import type { TravellingVector } from "./messages";
 import type { ReplicationState, UtdEntry } from "./replication-state";
-import { forEachEntry, partsOf, registerParts } from "./vector-parts";
+import { noteSortedEntries, sortedEntries } from "./vector-parts";
 import type { VectorEntries, VectorEntry } from "./vector-parts";
 
 interface OwnVectorMemo {
-  /** The stored entries as they travel, in invocation order (built once per stored vector). */
-  readonly base: VectorEntries;
   invocation: string;
   usn: number;
   node: string;
-  vector: UtdVector;
+  vector: TravellingVector;
 }
 
 /**
- * Per stored vector (which is immutable: a change replaces it), its travelling form and the
- * last vector built from it. Every pull request and every answer carries the vector, which
- * gains an entry per boot of every node; rebuilding it each time was 4 % of the simulator's
- * time, and sorting its keys again after every local write (the USN moves) another 3 %.
+ * Per stored vector (immutable: a change replaces it), the last travelling vector built from
+ * it: every pull request and every last batch carries one, and the same one goes out again
+ * until the node's USN or invocation moves.
  */
 const ownVectors = new WeakMap<object, OwnVectorMemo>();
 
 /**
- * This node's vector as it travels: the stored entries plus its own current invocation. The
- * result is shared and frozen; callers must not change it.
+ * This node's vector as it travels: the stored entries, shared as they are, and its own
+ * current invocation's entry. The result is shared; callers must not change it.
  */
-export function ownVector(dir: Directory, state: ReplicationState): UtdVector {
+export function ownVector(dir: Directory, state: ReplicationState): TravellingVector {
   const memo = ownVectors.get(state.utd);
-  if (memo === undefined) {
-    const base = travelling(state.utd);
-    const vector = withOwn(base, dir);
-    ownVectors.set(state.utd, { base, invocation: dir.invocationId, usn: dir.usn, node: dir.nodeId, vector });
-    return vector;
+  if (memo !== undefined && memo.invocation === dir.invocationId && memo.usn === dir.usn && memo.node === dir.nodeId) {
+    return memo.vector;
   }
-  if (memo.invocation !== dir.invocationId || memo.usn !== dir.usn || memo.node !== dir.nodeId) {
-    memo.vector = withOwn(memo.base, dir);
+  const vector: TravellingVector = {
+    entries: state.utd,
+    own: [dir.invocationId, { usn: dir.usn, node: dir.nodeId }],
+  };
+  if (memo === undefined) {
+    ownVectors.set(state.utd, { invocation: dir.invocationId, usn: dir.usn, node: dir.nodeId, vector });
+  } else {
     memo.invocation = dir.invocationId;
     memo.usn = dir.usn;
     memo.node = dir.nodeId;
+    memo.vector = vector;
   }
-  return memo.vector;
+  return vector;
 }
 
 /**
- * Per stored vector made by mergeVectors from one whose travelling form was known: its own
- * travelling form, the old one merged with the entries that advanced (O(vector) without
- * sorting; a completed pull advances one or two entries of ~60). Only the entries are kept,
- * never the vector it was made from: a link to it held every earlier stored vector of the
- * node (and their built vectors) alive for as long as the node ran.
+ * Two lists sorted by invocation merged into one; `changed` wins on a shared invocation. The
+ * entries of `changed` are the merged vector's own entry objects.
  */
-const travellingOf = new WeakMap<object, VectorEntries>();
-
-function travelling(utd: ReplicationState["utd"]): VectorEntries {
-  const known = ownVectors.get(utd)?.base ?? travellingOf.get(utd);
-  if (known !== undefined) return known;
-  const out: Array<readonly [string, VectorEntry]> = [];
-  for (const inv of Object.keys(utd).sort()) {
-    const e = utd[inv];
-    if (e !== undefined) out.push([inv, { usn: e.usn, node: e.node }]);
-  }
-  return out;
-}
-
-/** Two lists sorted by invocation merged into one; `changed` wins on a shared invocation. */
 function mergeSorted(base: VectorEntries, changed: VectorEntries): VectorEntries {
   const out: Array<readonly [string, VectorEntry]> = [];
   let i = 0;
@@ -75,25 +58,11 @@ function mergeSorted(base: VectorEntries, changed: VectorEntries): VectorEntries
       i++;
     } else {
       if (a !== undefined && a[0] === b[0]) i++;
-      out.push([b[0], { usn: b[1].usn, node: b[1].node }]);
+      out.push(b);
       j++;
     }
   }
   return out;
-}
-
-/**
- * The base entries (shared, never changed) in their order, then this node's own. Built by a
- * loop: spreading a frozen vector of ~100 keys was ten times slower.
- */
-function withOwn(base: VectorEntries, dir: Directory): UtdVector {
-  const out: Record<string, VectorEntry> = {};
-  for (const [inv, e] of base) out[inv] = e;
-  const own = [dir.invocationId, { usn: dir.usn, node: dir.nodeId }] as const;
-  out[own[0]] = own[1];
-  const vector = Object.freeze(out);
-  registerParts(vector, { base, own });
-  return vector;
 }
 
 /**
@@ -128,30 +97,19 @@ export function vectorChange(utd: Readonly<Record<string, UtdEntry>>): VectorCha
 
 /**
  * The entries of `theirs` that `mine` lacks or holds at a lower USN (`ownInvocation` aside),
- * or null. When both sides' sorted entries are known (a vector built by ownVector, a stored
- * vector whose travelling form is memoised), one merge-walk of the two sorted lists replaces a
- * dictionary lookup per entry (~100 per completed pull, each a probe of a dictionary-mode
- * object); otherwise the lookups, with the same result.
+ * or null: one merge-walk of the two vectors' sorted entries (see sortedEntries), then their
+ * own entry.
  */
 function advancingEntries(
   mine: Readonly<Record<string, UtdEntry>>,
-  theirs: UtdVector,
+  theirs: TravellingVector,
   ownInvocation: string,
 ): Array<readonly [string, VectorEntry]> | null {
   let advancing: Array<readonly [string, VectorEntry]> | null = null;
-  const parts = partsOf(theirs);
-  const held = ownVectors.get(mine)?.base ?? travellingOf.get(mine);
-  if (parts === undefined || held === undefined) {
-    forEachEntry(theirs, (inv, e) => {
-      if (inv === ownInvocation) return;
-      const mineEntry = mine[inv];
-      if (mineEntry === undefined || e.usn > mineEntry.usn) (advancing ??= []).push([inv, e]);
-    });
-    return advancing;
-  }
-  const [theirOwn, theirOwnEntry] = parts.own;
+  const [theirOwn, theirOwnEntry] = theirs.own;
+  const held = sortedEntries(mine);
   let j = 0;
-  for (const [inv, e] of parts.base) {
+  for (const [inv, e] of sortedEntries(theirs.entries)) {
     if (inv === theirOwn || inv === ownInvocation) continue;
     while (j < held.length && held[j]![0] < inv) j++;
     const mineEntry = j < held.length && held[j]![0] === inv ? held[j]![1] : undefined;
@@ -166,15 +124,17 @@ function advancingEntries(
 
 /**
  * On a completed pull the destination holds everything the source's vector covers. Returns
- * `mine` itself when no entry advances, and otherwise a copy replacing only the entries that
- * advanced: callers (ownVector's memo, persisting the entries) compare by identity.
+ * `mine` itself when no entry advances (or no vector came), and otherwise a copy replacing
+ * only the entries that advanced: callers (ownVector's memo, persisting the entries) compare
+ * by identity.
  */
 export function mergeVectors(
   mine: Readonly<Record<string, UtdEntry>>,
-  theirs: UtdVector,
+  theirs: TravellingVector | null,
   ownInvocation: string,
   nowMs: number,
 ): Readonly<Record<string, UtdEntry>> {
+  if (theirs === null) return mine;
   // Only an entry that advances is replaced (its syncedAtMs is when it last advanced): the
   // node persists the entries that changed, and most stay put on a completed pull.
   const advancing = advancingEntries(mine, theirs, ownInvocation);
@@ -189,17 +149,19 @@ export function mergeVectors(
     out[inv] = mine[inv]!;
   }
   // New entries join in invocation order, as they always did (the key order is persisted).
-  const sorted = (advancing as Array<readonly [string, VectorEntry]>).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  advancing.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const changed: Array<readonly [string, VectorEntry]> = [];
   let added: string[] | null = null;
-  for (const [inv, e] of sorted) {
+  for (const [inv, e] of advancing) {
     if (mine[inv] === undefined) (added ??= []).push(inv);
-    out[inv] = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
+    const entry = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
+    out[inv] = entry;
+    changed.push([inv, entry]);
   }
-  const before = ownVectors.get(mine)?.base ?? travellingOf.get(mine);
-  if (before !== undefined) travellingOf.set(out, mergeSorted(before, sorted));
+  noteSortedEntries(out, mergeSorted(sortedEntries(mine), changed));
   made.set(out, {
     fromSerial: vectorSerial(mine),
-    invocations: sorted.map(([inv]) => inv),
+    invocations: changed.map(([inv]) => inv),
     keys: added === null ? order : [...order, ...added],
   });
   return out;

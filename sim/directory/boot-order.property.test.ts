@@ -15,6 +15,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DirectoryNode } from "../../core/node/directory-node";
 import { seededRandom } from "../../core/testing/seeded-random";
+import { emptyTravelling } from "../../core/testing/travelling-vector";
+import { flatVector } from "../../core/repl/vector-parts";
 import { KvStore } from "../../core/wal/kv-store";
 import { presetFaults } from "../faults";
 import { directoryWorld } from "./directory-world";
@@ -63,10 +65,11 @@ function observe(entries: ReadonlyArray<readonly [string, string]>): string {
   let watermark: { invocation: string; usn: number; propUsn: number } | null = null;
   for (let batch = 0; batch < 1000; batch++) {
     const answer = n.replicator.answer(
-      { type: "pull", requestId: batch, from: partner, watermark, utd: {}, objectsMax: 50 },
+      { type: "pull", requestId: batch, from: partner, watermark, utd: emptyTravelling(partner), objectsMax: 50 },
       nowMs,
     );
-    seen.push(answer);
+    // The vector by what it says: it travels as the stored entries object, in load order.
+    seen.push({ ...answer, utd: answer.utd === null ? null : flatVector(answer.utd) });
     if (!answer.more) break;
     watermark = { invocation: answer.invocation, usn: answer.highUsn, propUsn: 0 };
   }
