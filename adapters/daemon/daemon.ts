@@ -131,6 +131,7 @@ export class Daemon {
     const opened = await DurableStore.openInto(dataDir, loader.put);
     try {
       const started = start(opened.store, loader.boot(), { ...options, dataDir }, clock());
+      started.node.warmIndexes();
       if (started.key.object === null) {
         throw new DaemonBootError(`${machineKeyFile} names no object`);
       }
@@ -248,6 +249,7 @@ export class Daemon {
     this.store.commit([ready.batch]);
     this.durableUsn = usn;
     if (ready.erasure) this.startErasure();
+    this.node.warmIndexes();
   }
 
   /**

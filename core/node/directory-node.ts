@@ -165,6 +165,16 @@ export class DirectoryNode {
     this.changed = true;
   }
 
+  /**
+   * Builds now the indexes otherwise built when first read (back-references, see Store): a
+   * daemon calls it after booting and after each write it persists, so that the work falls at
+   * boot and on the write that changed the schema rather than on a later read. The simulator
+   * does not: its nodes never read them.
+   */
+  warmIndexes(): void {
+    this.dir.store.warmBackReferences();
+  }
+
   // ---- reads ----
 
   summary(nowMs: number): NodeSummary {

@@ -19,17 +19,24 @@ export class Store {
   private readonly children = new Map<Guid, Set<Guid>>();
   /** Alive children by folded name: one id when uncontested (the common case), else a Set. */
   private readonly aliveByName = new Map<Guid, Map<string, Guid | Set<Guid>>>();
-  private readonly backRefs = new Map<Guid, Map<Guid, Set<string>>>();
+  /**
+   * Back-references by target, built on first use and kept up to date from then on; dropped
+   * (null) when the set of reference attributes changes, and at every load. Only object reads
+   * (`referencedBy` in a payload) and facet-definition deletes ask for them: the simulator's
+   * nodes never do, and maintaining them on every put and load, and walking every record
+   * again per load and schema change, was ~3 % of a standard seed. A daemon builds them at
+   * boot and after the write that changed the schema (`warmBackReferences`), not at a read.
+   */
+  private backRefs: Map<Guid, Map<Guid, Set<string>>> | null = null;
   private usnIndex = new UsnIndex();
   /** Ids written since the last `takeDirty`, for persistence. */
   private dirty = new Set<Guid>();
   private purged = new Set<Guid>();
   private loading = false;
   /**
-   * From beginLoad until the next reindexReferences: the loaded records' back-references are
-   * not indexed yet. Which attributes are references depends on the schema, and the schema
-   * comes from the very records being loaded: indexing them one by one against the schema in
-   * force before the load only to index them all again afterwards was wasted work.
+   * From beginLoad until the next reindexReferences: which attributes are references is not
+   * known yet (it depends on the schema, which comes from the very records being loaded), so
+   * back-references are neither read nor written.
    */
   private referencesDeferred = false;
 
@@ -97,6 +104,7 @@ export class Store {
     assert(this.dirty.size === 0 && this.purged.size === 0, "a load starts clean");
     this.loading = true;
     this.referencesDeferred = true;
+    this.backRefs = null;
   }
 
   endLoad(): void {
@@ -138,7 +146,7 @@ export class Store {
   referencedBy(target: Guid): BackRef[] {
     assert(!this.referencesDeferred, "back-references are indexed after a load");
     const out: BackRef[] = [];
-    const sources = this.backRefs.get(target);
+    const sources = this.indexedBackRefs().get(target);
     if (sources === undefined) return out;
     for (const [source, attrs] of sources) {
       for (const attribute of attrs) out.push({ source, attribute });
@@ -162,13 +170,29 @@ export class Store {
     return out;
   }
 
-  /** Rebuilds the back-reference index after the set of reference attributes changed. */
+  /**
+   * Takes the set of reference attributes (a schema change, or the schema a load brought);
+   * the back-reference index is built again when next asked for.
+   */
   reindexReferences(isReference: (attribute: string) => boolean): void {
     this.isReference = isReference;
     this.referenceMemo = new Map();
-    this.backRefs.clear();
+    this.backRefs = null;
     this.referencesDeferred = false;
-    for (const record of this.records.values()) this.indexRefs(record);
+  }
+
+  /** Builds the back-reference index now if it is not built (see backRefs). */
+  warmBackReferences(): void {
+    assert(!this.referencesDeferred, "back-references are indexed after a load");
+    this.indexedBackRefs();
+  }
+
+  private indexedBackRefs(): Map<Guid, Map<Guid, Set<string>>> {
+    if (this.backRefs !== null) return this.backRefs;
+    const built = new Map<Guid, Map<Guid, Set<string>>>();
+    this.backRefs = built;
+    for (const record of this.records.values()) this.indexRefs(record, built);
+    return built;
   }
 
   private index(record: ObjectRecord, previousUsn: number | null): void {
@@ -187,19 +211,19 @@ export class Store {
         else held.add(record.id);
       }
     }
-    if (!this.referencesDeferred) this.indexRefs(record);
+    if (this.backRefs !== null) this.indexRefs(record, this.backRefs);
     if (!this.loading) this.usnIndex.set(record.id, record.usnChanged, previousUsn);
   }
 
-  private indexRefs(record: ObjectRecord): void {
+  private indexRefs(record: ObjectRecord, backRefs: Map<Guid, Map<Guid, Set<string>>>): void {
     // Keys first: most attributes are not references, and their atoms are never looked at.
     for (const attribute of record.attrs.keys()) {
       if (!this.isReferenceAttribute(attribute)) continue;
       const atoms = record.attrs.get(attribute)!;
       for (const atom of atoms.values()) {
         if (!atom.present || atom.value === null) continue;
-        let sources = this.backRefs.get(atom.value);
-        if (sources === undefined) this.backRefs.set(atom.value, (sources = new Map()));
+        let sources = backRefs.get(atom.value);
+        if (sources === undefined) backRefs.set(atom.value, (sources = new Map()));
         let attrs = sources.get(record.id);
         if (attrs === undefined) sources.set(record.id, (attrs = new Set()));
         attrs.add(attribute);
@@ -231,15 +255,17 @@ export class Store {
       }
       if (byName?.size === 0) this.aliveByName.delete(parent);
     }
+    const backRefs = this.backRefs;
+    if (backRefs === null) return;
     for (const [attribute, atoms] of record.attrs) {
       if (!this.isReferenceAttribute(attribute)) continue;
       for (const atom of atoms.values()) {
         if (atom.value === null) continue;
-        const sources = this.backRefs.get(atom.value);
+        const sources = backRefs.get(atom.value);
         const attrs = sources?.get(record.id);
         attrs?.delete(attribute);
         if (attrs?.size === 0) sources?.delete(record.id);
-        if (sources?.size === 0) this.backRefs.delete(atom.value);
+        if (sources?.size === 0) backRefs.delete(atom.value);
       }
     }
   }
