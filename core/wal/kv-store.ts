@@ -54,6 +54,14 @@ export class KvStore {
   private snapshotEntries: { generation: number; map: Map<string, string> } | null = null;
   /** Buckets of the newest snapshot's entries with their encoded records (SnapshotLayout). */
   private snapshotLayout: SnapshotLayout | null = null;
+  /**
+   * What the active generation's records did, as final values per key (null: deleted), kept
+   * as they are committed (and, at open, from the replay): the rebuild that follows the
+   * rotation folds this into the snapshot's entries instead of reading the sealed log back and
+   * decoding every record again (a third of the simulator's rebuilds). Null when not known
+   * (sealed generations were pending at open); the rebuild then reads the logs.
+   */
+  private tail: { generation: number; values: Map<string, string | null> } | null = null;
 
   private constructor(
     private readonly fs: FileSystem,
@@ -96,6 +104,12 @@ export class KvStore {
     if (snapshot !== null) debt.settle(snapshot.generation);
     const store = new KvStore(fs, opened.wal, snapshot, debt, { rotateBytes, clockMs, verified });
     if (snapshotCopy !== null) store.snapshotEntries = snapshotCopy;
+    // Every replayed record is the active generation's when none sealed is pending.
+    if (opened.wal.sealed().length === 0) {
+      const values = new Map<string, string | null>();
+      for (const record of opened.records) noteBatch(values, record.batch);
+      store.tail = { generation: opened.wal.marks().generation, values };
+    }
     const boot: BootReport = {
       snapshotLoadMs: loaded - started,
       replayMs: replayed - loaded,
@@ -122,6 +136,8 @@ export class KvStore {
       for (const batch of batches) this.wal.append(batch);
       this.wal.sync();
     });
+    const tail = this.tail;
+    if (tail !== null) for (const batch of batches) noteBatch(tail.values, batch);
     if (this.wal.marks().appendedBytes >= this.options.rotateBytes) this.rotate();
   }
 
@@ -129,7 +145,9 @@ export class KvStore {
   rotate(): { sealedGeneration: number; generation: number } {
     this.assertAlive();
     const sealedGeneration = this.guard(() => this.wal.rotate());
-    this.rebuildNow();
+    const sealedTail = this.tail?.generation === sealedGeneration ? this.tail : null;
+    this.tail = { generation: this.wal.marks().generation, values: new Map() };
+    this.rebuildNow(sealedTail);
     return { sealedGeneration, generation: this.wal.marks().generation };
   }
 
@@ -141,7 +159,7 @@ export class KvStore {
       this.rotate();
       return { rotated: true };
     }
-    this.rebuildNow();
+    this.rebuildNow(null);
     return { rotated: false };
   }
 
@@ -201,8 +219,11 @@ export class KvStore {
     }
   }
 
-  /** One rebuild to the newest sealed generation; records its outcome, never throws. */
-  private rebuildNow(): void {
+  /**
+   * One rebuild to the newest sealed generation; records its outcome, never throws. `folded`:
+   * the final values of the sealed generation just rotated, when known (see `tail`).
+   */
+  private rebuildNow(folded: KvStore["tail"]): void {
     const started = this.options.clockMs();
     const previous = this.snapshot;
     const sealed = this.wal.sealed().filter((g) => g.generation > (previous?.generation ?? 0));
@@ -214,7 +235,7 @@ export class KvStore {
     };
     try {
       if (sealed.length > 0) {
-        this.snapshot = this.buildSnapshot(previous, target, sealed.at(-1)?.lastSeq ?? 0);
+        this.snapshot = this.buildSnapshot(previous, target, sealed.at(-1)?.lastSeq ?? 0, folded);
         this.wal.forget(target);
       }
       this.eraseSuperseded(target);
@@ -229,6 +250,7 @@ export class KvStore {
     previous: SnapshotMeta | null,
     target: number,
     lastSeq: number,
+    folded: KvStore["tail"],
   ): SnapshotMeta {
     const cached = this.snapshotEntries;
     const cachedLayout = this.snapshotLayout;
@@ -242,7 +264,16 @@ export class KvStore {
           : this.snapshots.load(previous);
     let layout = map === cached?.map ? cachedLayout : null;
     let expectSeq = (previous?.lastSeq ?? 0) + 1;
-    for (let generation = (previous?.generation ?? 0) + 1; generation <= target; generation++) {
+    let from = (previous?.generation ?? 0) + 1;
+    if (folded !== null && folded.generation === target && from === target) {
+      // The one generation to fold, as committed: its final values, not its records again.
+      const batch = batchOf(folded.values);
+      applyKvBatch(map, batch);
+      layout?.note(batch);
+      from = target + 1;
+      expectSeq = lastSeq + 1;
+    }
+    for (let generation = from; generation <= target; generation++) {
       // A sealed log: nothing writes it any more.
       const bytes = readForScan(this.fs, walPath(generation)) ?? new Uint8Array(0);
       const scan = scanLog(bytes, expectSeq);
@@ -305,4 +336,25 @@ function zerosOf(size: number): Uint8Array {
   if (size > zerosKeptBytes) return new Uint8Array(size);
   if (size > zeros.length) zeros = new Uint8Array(Math.min(zerosKeptBytes, Math.max(size, 2 * zeros.length)));
   return zeros.subarray(0, size);
+}
+
+/** Notes a committed or replayed batch's effect: puts in order, then deletes (as replay does). */
+function noteBatch(values: Map<string, string | null>, batch: KvBatch): void {
+  const { puts, dels } = batch;
+  for (let i = 0; i < puts.length; i++) {
+    const put = puts[i]!;
+    values.set(put[0], put[1]);
+  }
+  for (let i = 0; i < dels.length; i++) values.set(dels[i]!, null);
+}
+
+/** The final values of a generation as one batch (a key is put or deleted, never both). */
+function batchOf(values: ReadonlyMap<string, string | null>): KvBatch {
+  const puts: Array<readonly [string, string]> = [];
+  const dels: string[] = [];
+  values.forEach((value, key) => {
+    if (value === null) dels.push(key);
+    else puts.push([key, value]);
+  });
+  return { puts, dels };
 }
