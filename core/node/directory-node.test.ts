@@ -233,19 +233,24 @@ describe("boot round trip", () => {
     expect(booted.journal().at(-1)?.detail).toBe("entry 1099");
   });
 
-  it("writes each part of the replication state only when it changed", () => {
+  it("writes each part of the replication state, and the node meta, only when it changed", () => {
     const d = freshDomain();
     const first = d.node.ready()!.batch.puts.map(([k]) => k);
-    expect(first).toEqual(expect.arrayContaining(["meta/watermarks", "meta/retired"]));
+    expect(first).toEqual(expect.arrayContaining(["meta/watermarks", "meta/retired", "meta/node"]));
+    // Nothing changed since: no batch at all (a received batch that applied nothing).
+    d.node.markChanged();
+    expect(d.node.ready()).toBeNull();
     const mark = { invocation: "p-inv", usn: 7, lastSuccessMs: t0Ms };
     d.node.replication = { ...d.node.replication, watermarks: { partner: mark } };
     d.node.markChanged();
     const marked = d.node.ready()!.batch.puts;
-    expect(marked.map(([k]) => k)).toEqual(["meta/watermarks", "meta/node"]);
+    expect(marked.map(([k]) => k)).toEqual(["meta/watermarks"]);
     expect(JSON.parse(marked[0]![1])).toEqual({ partner: mark });
-    expect(JSON.parse(marked[1]![1])).not.toHaveProperty("replication");
     const id = make(d.node, d.root, "one");
-    expect(d.node.ready()?.batch.puts.map(([k]) => k)).toEqual([`o/${id}`, "meta/node"]);
+    const made = d.node.ready()!.batch.puts;
+    expect(made.map(([k]) => k)).toEqual([`o/${id}`, "meta/node"]);
+    expect(JSON.parse(made[1]![1])).not.toHaveProperty("replication");
+    expect(JSON.parse(made[1]![1])).toHaveProperty("usn", d.node.dir.usn);
     // The vector is written entry by entry: only the entries that changed.
     const many = Object.fromEntries(
       Array.from({ length: 50 }, (_, i) => [`inv-${i}`, { usn: i, node: "n", syncedAtMs: t0Ms }]),
@@ -257,7 +262,7 @@ describe("boot round trip", () => {
     d.node.replication = { ...d.node.replication, utd: { ...d.node.replication.utd, "inv-7": advanced } };
     d.node.markChanged();
     const puts = d.node.ready()!.batch.puts;
-    expect(puts.map(([k]) => k)).toEqual(["meta/utd/inv-7", "meta/node"]);
+    expect(puts.map(([k]) => k)).toEqual(["meta/utd/inv-7"]);
     expect(JSON.parse(puts[0]![1])).toEqual(advanced);
   });
 
