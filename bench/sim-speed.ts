@@ -14,7 +14,8 @@
  * Each figure runs in a child process under the simulator's V8 flags for its shape of work
  * (sim/runtime-flags.ts): figure 1 as one run, figure 2 as many runs, as `npm run sim` would.
  * Profile one figure: node --cpu-prof --max-semi-space-size=64 --import tsx
- *   bench/sim-speed.ts --quick --figure hour (or --single-threaded-gc too and --figure seeds),
+ *   bench/sim-speed.ts --quick --figure hour (or --max-semi-space-size=128 --single-threaded-gc
+ *   and --figure seeds),
  *   then npx tsx bench/profile-summary.ts <file>.cpuprofile
  */
 import { presetScenario } from "../sim/scenario/swarm";

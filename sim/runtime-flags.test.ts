@@ -15,8 +15,8 @@ describe("simulator runtime flags", () => {
     expect(shape("--scenario scenarios/a.scn --seed 9 --shrink")).toBe("many-runs");
   });
 
-  it("gives both shapes the larger young generation and only many runs one GC thread", () => {
+  it("gives both shapes a larger young generation and only many runs one GC thread", () => {
     expect(simulatorNodeFlags("one-run")).toEqual(["--max-semi-space-size=64"]);
-    expect(simulatorNodeFlags("many-runs")).toEqual(["--max-semi-space-size=64", "--single-threaded-gc"]);
+    expect(simulatorNodeFlags("many-runs")).toEqual(["--max-semi-space-size=128", "--single-threaded-gc"]);
   });
 });
