@@ -18,7 +18,8 @@ export type UtdVector = Readonly<Record<Guid, VectorEntry>>;
  * stored vector gains an entry per boot of any node, and copying it into a fresh dictionary
  * per message (the own entry's USN moves with every local change) was ~2.5 % of a standard
  * seed and ~10 % of what survived its young-generation collections. Read it through
- * vector-parts.ts (`entryOf`, `forEachEntry`), never `entries` alone.
+ * vector-parts.ts (`entryOf`, `forEachEntry`) or, on a hot path, with the own entry checked
+ * first as dampening.ts does: never `entries` alone.
  */
 export interface TravellingVector {
   readonly entries: UtdVector;
