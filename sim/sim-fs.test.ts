@@ -432,6 +432,7 @@ describe("SimFs: shared and reused buffers against a naive model", () => {
       "restore",
       "crash",
       "remove",
+      "syncDir",
     ),
     p: fc.nat(2),
     n: fc.nat(20_000),
@@ -440,6 +441,8 @@ describe("SimFs: shared and reused buffers against a naive model", () => {
   interface Disk {
     fs: SimFs;
     files: Map<string, { content: Uint8Array; synced: Uint8Array }>;
+    /** The names as of the last syncDir (the same file objects as `files` where both hold one). */
+    durable: Map<string, { content: Uint8Array; synced: Uint8Array }>;
     images: Map<number, { image: SimFsImage; files: Map<string, Uint8Array> }>;
   }
 
@@ -462,6 +465,32 @@ describe("SimFs: shared and reused buffers against a naive model", () => {
     expect(image.files.get("f")).toEqual(big(7, 8192));
   });
 
+  it("a disk restored again leaves the image it was restored from intact, and reuses what it dropped", () => {
+    const fs = new SimFs();
+    const other = new SimFs();
+    const big = (byte: number, n: number): Uint8Array => new Uint8Array(n).fill(byte);
+    fs.write("f", big(7, 8192));
+    fs.sync("f");
+    fs.syncDir("");
+    const image = fs.image();
+    fs.restore(image);
+    // The restored file shares the image's buffer; this restore drops it without giving it.
+    fs.restore(image);
+    // Unsynced names a crash loses, and a durable removal, drop their files' buffers.
+    fs.write("g", big(8, 8192));
+    fs.sync("g");
+    other.append("h", big(9, 6000));
+    other.sync("h");
+    other.syncDir("");
+    other.remove("h");
+    other.syncDir("");
+    fs.crash(new Prng(1), { tornTail: false });
+    for (let i = 0; i < 6; i++) other.append(`k${i}`, big(10 + i, 6000));
+    expect(image.files.get("f")).toEqual(big(7, 8192));
+    expect(fs.read("f")).toEqual(big(7, 8192));
+    for (let i = 0; i < 6; i++) expect(other.read(`k${i}`)).toEqual(big(10 + i, 6000));
+  });
+
   it("what every disk and image holds matches the model", () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
@@ -473,7 +502,14 @@ describe("SimFs: shared and reused buffers against a naive model", () => {
           out.set(b, a.length);
           return out;
         };
-        const disks: Disk[] = [0, 1].map(() => ({ fs: new SimFs(), files: new Map(), images: new Map() }));
+        const disks: Disk[] = [0, 1].map(() => ({ fs: new SimFs(), files: new Map(), durable: new Map(), images: new Map() }));
+        // k = 0: a name created or removed stays volatile until a later syncDir (a crash may
+        // lose it, and the simulator's disk recycles the buffers of files it drops).
+        const syncDirUnless = (d: Disk, k: number): void => {
+          if (k === 0) return;
+          d.fs.syncDir("");
+          d.durable = new Map(d.files);
+        };
         for (const o of ops) {
           const d = disks[o.disk]!;
           const p = paths[o.p]!;
@@ -482,24 +518,29 @@ describe("SimFs: shared and reused buffers against a naive model", () => {
             const data = fresh(o.n);
             if (o.kind === "append") d.fs.append(p, data);
             else d.fs.write(p, data);
-            d.fs.syncDir("");
             if (file === undefined) d.files.set(p, { content: data, synced: new Uint8Array(0) });
             else file.content = concat(file.content, data);
+            syncDirUnless(d, o.k);
           } else if (o.kind === "write" && file !== undefined) {
             const data = fresh(o.n);
             d.fs.write(p, data);
             file.content = data;
           } else if (o.kind === "image") {
-            const files = new Map([...d.files].map(([q, f]) => [q, f.synced.slice()] as const));
+            const files = new Map([...d.durable].map(([q, f]) => [q, f.synced.slice()] as const));
             d.images.set(o.k, { image: d.fs.image(), files });
           } else if (o.kind === "restore") {
             const held = d.images.get(o.k);
             if (held === undefined) continue;
             d.fs.restore(held.image);
             d.files = new Map([...held.files].map(([q, b]) => [q, { content: b.slice(), synced: b.slice() }]));
+            d.durable = new Map(d.files);
           } else if (o.kind === "crash") {
-            d.fs.crash(new Prng(o.n), { tornTail: false });
+            const report = d.fs.crash(new Prng(o.n), { tornTail: false });
+            if (report.lostDirs.includes("")) d.files = new Map(d.durable);
+            else d.durable = new Map(d.files);
             for (const f of d.files.values()) f.content = f.synced.slice();
+          } else if (o.kind === "syncDir") {
+            syncDirUnless(d, 1);
           } else if (file === undefined) {
             continue;
           } else if (o.kind === "writeAt") {
@@ -523,8 +564,8 @@ describe("SimFs: shared and reused buffers against a naive model", () => {
             file.content = new Uint8Array(file.content.length);
           } else {
             d.fs.remove(p);
-            d.fs.syncDir("");
             d.files.delete(p);
+            syncDirUnless(d, o.k);
           }
           for (const disk of disks) {
             for (const q of paths) {

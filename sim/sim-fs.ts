@@ -251,8 +251,10 @@ export class SimFs implements FileSystem {
     this.maybeFail("truncate", path);
     assert(Number.isSafeInteger(length) && length >= 0, "truncate length >= 0");
     const inode = this.mustGet("truncate", path);
-    const old = inode.buf.slice(Math.min(length, inode.len), inode.len);
     const offset = Math.min(length, inode.len);
+    // Shared zeros when the cut bytes are zeros: the WAL cuts a sealed generation's unused
+    // preallocated space at every rotation.
+    const old = overwritten(inode.buf, offset, inode.len);
     const written = Math.max(0, length - inode.len);
     inode.changes.push({ offset, old, oldLen: inode.len, written, tearable: false });
     if (length > inode.len) {
@@ -328,6 +330,7 @@ export class SimFs implements FileSystem {
    * share the image's bytes until they change (copy on write); the image stays as it was.
    */
   restore(image: SimFsImage): void {
+    const replaced = [...this.names.values(), ...this.durableNames.values()];
     this.names = new Map();
     for (const [path, bytes] of image.files) {
       this.names.set(path, { buf: bytes, len: bytes.length, changes: [], shared: true });
@@ -336,6 +339,7 @@ export class SimFs implements FileSystem {
     this.durableDirs = this.liveDirs();
     this.lastWritten = null;
     this.failures.clear();
+    this.recycle(replaced);
   }
 
   /** Paths of all files, sorted; for tests and checkers. */
@@ -361,7 +365,10 @@ export class SimFs implements FileSystem {
     for (const dir of [...this.durableDirs]) {
       if (!this.reachable(dir)) this.durableDirs.delete(dir);
     }
+    const volatile = [...this.names.values()];
     this.names = new Map(this.durableNames);
+    // Files created since their directory's last sync are gone with it.
+    this.recycle(volatile);
     return { keptDirs, lostDirs };
   }
 
@@ -384,18 +391,47 @@ export class SimFs implements FileSystem {
 
   /** Makes the durable entries of `dir` (files and, when strict, subdirectories) current. */
   private commitDir(dir: string): void {
-    for (const path of [...this.durableNames.keys()]) {
-      if (parentOf(path) === dir && !this.names.has(path)) this.durableNames.delete(path);
+    let dropped: Inode[] | null = null;
+    for (const [path, inode] of [...this.durableNames]) {
+      if (parentOf(path) === dir && !this.names.has(path)) {
+        this.durableNames.delete(path);
+        (dropped ??= []).push(inode);
+      }
     }
     for (const [path, inode] of this.names) {
       if (parentOf(path) === dir) this.durableNames.set(path, inode);
     }
+    if (dropped !== null) this.recycle(dropped);
     if (!this.options.strictDirs) return;
     const dirs = this.liveDirs();
     for (const sub of [...this.durableDirs]) {
       if (parentOf(sub) === dir && !dirs.has(sub)) this.durableDirs.delete(sub);
     }
     for (const sub of dirs) if (parentOf(sub) === dir) this.durableDirs.add(sub);
+  }
+
+  /**
+   * Gives the buffers of files the disk no longer holds (a durable removal, a file lost in a
+   * crash, every file of a disk restored from an image) to the spare buffers, when no name
+   * (volatile or durable) holds the file any more and no image shares its bytes: each was
+   * otherwise a backing store for V8 to collect while the next file grew a fresh one. A scan's
+   * view of a dropped file is past its end (readForScan: a scan finishes before the file next
+   * changes).
+   */
+  private recycle(dropped: readonly Inode[]): void {
+    const held = new Set<Inode>(this.names.values());
+    for (const inode of this.durableNames.values()) held.add(inode);
+    for (const inode of dropped) {
+      if (held.has(inode)) continue;
+      held.add(inode);
+      for (const change of inode.changes) if (change.replaced !== undefined) spareBuffers.give(change.replaced);
+      if (!inode.shared) spareBuffers.give(inode.buf);
+      if (this.lastWritten === inode) this.lastWritten = null;
+      inode.buf = noBytes;
+      inode.len = 0;
+      inode.changes = [];
+      inode.shared = true;
+    }
   }
 
   /** Non-root directories that exist now: every proper ancestor of a file. */

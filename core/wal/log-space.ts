@@ -14,6 +14,14 @@ import { walLimits } from "./wal-limits";
 const zeroChunk = new Uint8Array(256 * 1024);
 
 /**
+ * `length` zeros to write, never written to: the shared chunk when it is long enough (a new
+ * generation's first allocation is a quarter of it), so creating a generation allocates nothing.
+ */
+export function zerosToWrite(length: number): Uint8Array {
+  return length <= zeroChunk.length ? zeroChunk.subarray(0, length) : new Uint8Array(length);
+}
+
+/**
  * The file size after growing `allocated` so that `needed` bytes fit: at least one growth step
  * (the allocation doubles, within the min and max step), block-aligned.
  */

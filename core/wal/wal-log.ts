@@ -29,7 +29,7 @@ import { assert } from "../assert";
 import { readForScan, type FileSystem } from "./fs-port";
 import { parseGeneration, walDir, walPath } from "./generation-names";
 import type { KvBatch } from "./kv-batch";
-import { nextAllocation, tornEnd, zeroFill } from "./log-space";
+import { nextAllocation, tornEnd, zeroFill, zerosToWrite } from "./log-space";
 import { decodeRecordAt, encodeRecordScratch, scanLog, type LogRecord } from "./record-codec";
 import { StorageCorruptError } from "./storage-errors";
 import { walLimits } from "./wal-limits";
@@ -235,7 +235,7 @@ interface ActiveLog {
 function createGeneration(fs: FileSystem, generation: number): number {
   const path = walPath(generation);
   const allocated = walLimits.preallocateBytesMin;
-  fs.write(path, new Uint8Array(allocated));
+  fs.write(path, zerosToWrite(allocated));
   fs.sync(path);
   fs.syncDir(walDir);
   return allocated;
