@@ -96,13 +96,9 @@ function scratchView(buffer: Uint8Array): DataView {
  * record codec calls it on bytes whose checksum matched, but a fuzzer may not be so kind.
  */
 export function decodeKvBatch(bytes: Uint8Array): KvBatch | null {
-  if (bytes.length < headerBytes) return null;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint8(0) !== formatV1) return null;
-  const putCount = view.getUint32(1, true);
-  const delCount = view.getUint32(5, true);
-  // Every string costs at least its 4-byte length, which bounds the counts before allocating.
-  if ((putCount * 2 + delCount) * 4 > bytes.length - headerBytes) return null;
+  const header = headerOf(bytes);
+  if (header === null) return null;
+  const { view, putCount, delCount } = header;
   const cursor = { at: headerBytes };
   const puts: Array<[string, string]> = [];
   for (let i = 0; i < putCount; i++) {
@@ -118,6 +114,62 @@ export function decodeKvBatch(bytes: Uint8Array): KvBatch | null {
     dels.push(key);
   }
   return cursor.at === bytes.length ? { puts, dels } : null;
+}
+
+/**
+ * A batch with its keys decoded and its values only located: put i's value is the UTF-8 of
+ * `bytes[valueRanges[2i], valueRanges[2i + 1])`, decoded by `valueOf` when wanted. Null exactly
+ * when decodeKvBatch gives null (decoding a value never fails: a bad sequence is U+FFFD).
+ */
+export interface KvBatchShape {
+  readonly putKeys: readonly string[];
+  readonly valueRanges: readonly number[];
+  readonly dels: readonly string[];
+}
+
+export function decodeKvBatchShape(bytes: Uint8Array): KvBatchShape | null {
+  const header = headerOf(bytes);
+  if (header === null) return null;
+  const { view, putCount, delCount } = header;
+  const cursor = { at: headerBytes };
+  const putKeys: string[] = [];
+  const valueRanges: number[] = [];
+  for (let i = 0; i < putCount; i++) {
+    const key = readString(bytes, view, cursor);
+    const valueStart = key === null ? -1 : skipString(bytes, view, cursor);
+    if (key === null || valueStart < 0) return null;
+    putKeys.push(key);
+    valueRanges.push(valueStart, cursor.at);
+  }
+  const dels: string[] = [];
+  for (let i = 0; i < delCount; i++) {
+    const key = readString(bytes, view, cursor);
+    if (key === null) return null;
+    dels.push(key);
+  }
+  return cursor.at === bytes.length ? { putKeys, valueRanges, dels } : null;
+}
+
+/** A batch's format byte and counts, or null when they cannot be a batch of `bytes`. */
+function headerOf(bytes: Uint8Array): { view: DataView; putCount: number; delCount: number } | null {
+  if (bytes.length < headerBytes) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint8(0) !== formatV1) return null;
+  const putCount = view.getUint32(1, true);
+  const delCount = view.getUint32(5, true);
+  // Every string costs at least its 4-byte length, which bounds the counts before allocating.
+  if ((putCount * 2 + delCount) * 4 > bytes.length - headerBytes) return null;
+  return { view, putCount, delCount };
+}
+
+/** Moves the cursor past one length-prefixed string; returns where its bytes start, or -1. */
+function skipString(bytes: Uint8Array, view: DataView, cursor: { at: number }): number {
+  if (cursor.at + 4 > bytes.length) return -1;
+  const length = view.getUint32(cursor.at, true);
+  const start = cursor.at + 4;
+  if (start + length > bytes.length) return -1;
+  cursor.at = start + length;
+  return start;
 }
 
 function readString(bytes: Uint8Array, view: DataView, cursor: { at: number }): string | null {

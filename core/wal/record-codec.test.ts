@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeKvBatch, encodeKvBatch, type KvBatch } from "./kv-batch";
 import { crc32Portable } from "./crc32";
-import { encodeRecord, encodeRecordScratch, LogScanner, scanLog } from "./record-codec";
+import { encodeRecord, encodeRecordScratch, LogScanner, scanLog, scanLogFinalValues, supersededValue } from "./record-codec";
 
 const key = fc.string({ minLength: 1, maxLength: 24, unit: "grapheme" });
 const batchArb: fc.Arbitrary<KvBatch> = fc.record({
@@ -183,5 +183,66 @@ describe("scanLog", () => {
     const byBytes = new LogScanner(log, 1);
     expect(byBytes.step(100, 1).length).toBe(1); // a byte budget still makes progress
     expect(byBytes.step(100, 3 * (log.length / 10)).length).toBe(3);
+  });
+});
+
+describe("scanLogFinalValues", () => {
+  // Keys from a small set, so that later records put and delete earlier records' keys.
+  const smallKey = fc.constantFrom("a", "b", "c", "é", "k/1");
+  const overlapping: fc.Arbitrary<KvBatch> = fc.record({
+    puts: fc.array(fc.tuple(smallKey, fc.string({ maxLength: 16, unit: "grapheme" })), { maxLength: 4 }),
+    dels: fc.array(smallKey, { maxLength: 2 }),
+  });
+  const applied = (start: ReadonlyArray<readonly [string, string]>, batches: readonly KvBatch[]): [string, string][] => {
+    const map = new Map(start);
+    for (const b of batches) {
+      for (const [k, v] of b.puts) map.set(k, v);
+      for (const k of b.dels) map.delete(k);
+    }
+    return [...map];
+  };
+
+  it("replays to the same map as scanLog, key order included, over any prefix and damage", () => {
+    fc.assert(
+      fc.property(
+        fc.array(overlapping, { maxLength: 8 }),
+        fc.array(fc.tuple(smallKey, fc.string({ maxLength: 4 })), { maxLength: 4 }),
+        fc.nat(),
+        fc.option(fc.tuple(fc.nat(), fc.nat(7)), { nil: undefined }),
+        (batches, start, cutAt, flip) => {
+          const { log } = logOf(batches);
+          const damaged = log.slice(0, log.length === 0 ? 0 : cutAt % (log.length + 1));
+          if (flip !== undefined && damaged.length > 0) {
+            const at = flip[0] % damaged.length;
+            damaged[at] = (damaged[at] ?? 0) ^ (1 << flip[1]);
+          }
+          const plain = scanLog(damaged, 1);
+          const finals = scanLogFinalValues(damaged, 1);
+          expect(finals.validBytes).toBe(plain.validBytes);
+          expect(finals.tornBytes).toBe(plain.tornBytes);
+          expect(finals.records.map((r) => [r.seq, r.offset, r.bytes])).toEqual(
+            plain.records.map((r) => [r.seq, r.offset, r.bytes]),
+          );
+          expect(applied(start, finals.records.map((r) => r.batch))).toEqual(
+            applied(start, plain.records.map((r) => r.batch)),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("decodes only the values nothing later in the scan sets again", () => {
+    const { log } = logOf([
+      { puts: [["a", "1"], ["b", "1"], ["a", "2"], ["d", "1"]], dels: [] },
+      { puts: [["b", "2"], ["c", "1"]], dels: ["c", "d"] },
+      { puts: [["c", "2"]], dels: [] },
+    ]);
+    const puts = scanLogFinalValues(log, 1).records.map((r) => r.batch.puts);
+    expect(puts).toEqual([
+      [["a", supersededValue], ["b", supersededValue], ["a", "2"], ["d", supersededValue]],
+      [["b", "2"], ["c", supersededValue]],
+      [["c", "2"]],
+    ]);
   });
 });

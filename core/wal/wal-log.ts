@@ -30,7 +30,7 @@ import { readForScan, type FileSystem } from "./fs-port";
 import { parseGeneration, walDir, walPath } from "./generation-names";
 import type { KvBatch } from "./kv-batch";
 import { nextAllocation, tornEnd, zeroFill, zerosToWrite } from "./log-space";
-import { decodeRecordAt, encodeRecordScratch, scanLog, type LogRecord } from "./record-codec";
+import { decodeRecordAt, encodeRecordScratch, scanLogFinalValues, type LogRecord } from "./record-codec";
 import { StorageCorruptError } from "./storage-errors";
 import { walLimits } from "./wal-limits";
 
@@ -63,7 +63,11 @@ export interface ReplayStart {
 
 export interface WalOpenResult {
   readonly wal: WriteAheadLog;
-  /** Records of every generation newer than the snapshot, in sequence order. */
+  /**
+   * Records of every generation newer than the snapshot, in sequence order, for a replay that
+   * applies them in order: a put whose key a later record of its generation sets again carries
+   * `supersededValue`, not its value (scanLogFinalValues).
+   */
   readonly records: LogRecord[];
   /** Non-zero bytes after the newest generation's last valid record, zeroed (0: clean end). */
   readonly tornBytes: number;
@@ -269,7 +273,7 @@ function replayGeneration(
   const path = walPath(generation);
   // Scanned and checked here, before zeroFill below changes the file; records copy their text.
   const bytes = readForScan(fs, path) ?? new Uint8Array(0);
-  const scan = scanLog(bytes, lastSeq + 1);
+  const scan = scanLogFinalValues(bytes, lastSeq + 1);
   const { records, validBytes } = scan;
   const clean = { records, validBytes, tornBytes: 0, fileBytes: bytes.length };
   if (scan.tornBytes === 0) return clean;
