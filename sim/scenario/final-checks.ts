@@ -29,6 +29,20 @@ export interface FinishedRun {
 }
 
 /**
+ * What the liveness phase waits for: the judged nodes agree (oracle 1, quickConverged) and have
+ * healed from every disk rollback a partner could expose (oracle 6: nothing latched, no vector
+ * holding evidence its node has not acted upon). Agreement alone can come first: a node rolled
+ * back to an image taken while it was down, restarted in between, loses no atom but an
+ * invocation its partners hold (scenarios/regressions/rollback-evidence-after-agreement.scn).
+ */
+export function settled(
+  nodes: ReadonlyMap<string, DirectoryNode>,
+  hardenedEver: ReadonlySet<string> = new Set(),
+): boolean {
+  return quickConverged(nodes, hardenedEver) && rollbackViolations(nodes).length === 0;
+}
+
+/**
  * Oracle 1 as a predicate, cheapest test first: every judged node holds the same number of
  * records and the same USN-independent atom digest before the views are compared.
  */

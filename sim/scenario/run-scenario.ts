@@ -8,7 +8,7 @@ import { ResurrectionOracle } from "../directory/resurrection-oracle";
 import { Labels } from "../directory/run-script-op";
 import { SimFailure } from "../world";
 import { Probes } from "./expectations";
-import { finalViolations, hardenedEver, quickConverged } from "./final-checks";
+import { finalViolations, hardenedEver, settled } from "./final-checks";
 import { actionText } from "./print-scenario";
 import { RoundTracker } from "./round-tracker";
 import type { Scenario, Step } from "./scenario";
@@ -277,5 +277,5 @@ export function judgedNodes(run: {
 function isConverged(run: Run): boolean {
   const nodes = judgedNodes(run);
   if (nodes.size !== run.judged.length) return false;
-  return quickConverged(nodes, hardenedEver(run.dw));
+  return settled(nodes, hardenedEver(run.dw));
 }
