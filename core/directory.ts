@@ -11,6 +11,8 @@ import { firstValue } from "./store/record";
 import type { Stamp } from "./store/stamp";
 import { nextStamp } from "./store/stamp";
 import { Store } from "./store/store";
+import { SuspectNames } from "./suspect-names";
+import { fold } from "./naming/fold";
 
 export const definitionClasses: ReadonlySet<string> = new Set([
   "attributeDefinition",
@@ -47,6 +49,8 @@ export class Directory {
   private loading = false;
   private suspectsSorted: Guid[] | null = null;
   private suspectsSortedSize = -1;
+  /** The suspects by folded stored name (see suspectsNamed). */
+  private readonly suspectNames = new SuspectNames();
 
   constructor(
     public nodeId: Guid,
@@ -115,6 +119,7 @@ export class Directory {
    */
   endLoad(): void {
     this.suspects.clear();
+    this.suspectNames.clear();
     this.suspectsSorted = null;
     // Records with children: 1 on the walk under way, 2 settled.
     const state = new Map<Guid, 1 | 2>();
@@ -168,6 +173,9 @@ export class Directory {
    */
   private noteRepairSuspects(record: ObjectRecord | null, previous: ObjectRecord | undefined): void {
     if (this.loading) return;
+    if (record !== null && previous !== undefined && record.placement.name !== previous.placement.name) {
+      this.suspectNames.rename(record.id, fold(record.placement.name));
+    }
     if (record !== null && record.existence.stage === "alive") {
       const parent = record.placement.parent;
       const parentRecord = parent === null ? undefined : this.store.get(parent);
@@ -202,12 +210,27 @@ export class Directory {
   /** The view drops a suspect it found unrepaired; a later change re-adds it if needed. */
   dropRepairSuspect(id: Guid): void {
     if (this.suspects.delete(id)) this.suspectsSorted = null;
+    this.suspectNames.remove(id);
   }
 
   private addSuspect(id: Guid): void {
     if (this.suspects.has(id)) return;
     this.suspects.add(id);
     this.suspectsSorted = null;
+    const record = this.store.get(id);
+    if (record !== undefined) this.suspectNames.note(id, fold(record.placement.name));
+  }
+
+  /**
+   * The alive repair suspects whose stored name folds to `folded` (in no particular order):
+   * the rivals under /LostAndFound that CNF naming looks for besides the stored children.
+   */
+  suspectsNamed(folded: string): Guid[] {
+    const out: Guid[] = [];
+    for (const id of this.suspectNames.named(folded)) {
+      if (this.store.get(id)?.existence.stage === "alive") out.push(id);
+    }
+    return out;
   }
 
   /**
@@ -220,7 +243,10 @@ export class Directory {
     }
     for (const id of [...this.suspects]) {
       const r = this.store.get(id);
-      if (r === undefined || r.existence.stage !== "alive") this.suspects.delete(id);
+      if (r === undefined || r.existence.stage !== "alive") {
+        this.suspects.delete(id);
+        this.suspectNames.remove(id);
+      }
     }
     this.suspectsSorted = [...this.suspects].sort();
     this.suspectsSortedSize = this.suspects.size;

@@ -138,9 +138,14 @@ export class Replicator {
       if (delta.placement === null && delta.existence === null) continue;
       const record = this.node.dir.get(delta.id);
       if (record === undefined || record.existence.stage !== "alive") continue;
-      const facts = view.of(record);
-      const kind = facts.cycleBroken ? "cycle broken" : facts.orphaned ? "orphaned" : facts.conflicted ? "CNF name" : null;
-      if (kind === null) continue;
+      // The placement repair first: an orphan or cycle member already journaled needs no CNF
+      // name, which under /LostAndFound means comparing it with every same-named orphan.
+      const repair = view.placement(record);
+      let kind = repair.cycleBroken ? "cycle broken" : repair.orphaned ? "orphaned" : null;
+      if (kind === null) {
+        if (!view.of(record).conflicted) continue;
+        kind = "CNF name";
+      }
       const key = `${record.id}:${kind}:${record.placement.stamp.version}`;
       if (this.repairsJournaled.has(key)) continue;
       this.repairsJournaled.add(key);

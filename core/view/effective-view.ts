@@ -187,26 +187,50 @@ export class EffectiveView {
   }
 
   private siblingsNamed(parent: Guid, folded: string, record: ObjectRecord): ObjectRecord[] {
+    if (this.repairOf(record).effectiveParent !== parent) return [];
+    return this.siblingGroup(parent, folded).filter((r) => r.id !== record.id);
+  }
+
+  /**
+   * The alive records whose effective parent is `parent` and whose stored name folds to
+   * `folded`, sorted by id: the stored children of that name, and under /LostAndFound the
+   * repair suspects of that name that land there. Kept per directory state (ViewCache): every
+   * member's CNF name compares it with all the others, and under /LostAndFound those are
+   * every same-named orphan, so building the group per member was quadratic in them.
+   */
+  private siblingGroup(parent: Guid, folded: string): readonly ObjectRecord[] {
+    const cache = this.cache();
+    const key = `${parent}\u0000${folded}`;
+    const held = cache.siblingGroup(key);
+    if (held !== undefined) return held;
     const ids = new Set(this.dir.store.aliveNamed(parent, folded));
     if (parent === this.dir.landmarks()?.lostAndFound) {
-      for (const id of this.cache().suspectsNamed(this.dir, folded)) {
+      for (const id of this.dir.suspectsNamed(folded)) {
         const r = this.dir.get(id);
         if (r !== undefined && r.existence.stage === "alive") {
           if (this.repairOf(r).effectiveParent === parent) ids.add(id);
         }
       }
     }
-    ids.delete(record.id);
-    const out: ObjectRecord[] = [];
+    const group: ObjectRecord[] = [];
     for (const id of [...ids].sort()) {
       const r = this.dir.get(id);
-      if (r !== undefined && this.repairOf(r).effectiveParent === parent) out.push(r);
+      if (r !== undefined && this.repairOf(r).effectiveParent === parent) group.push(r);
     }
-    if (this.repairOf(record).effectiveParent !== parent) return [];
-    return out;
+    cache.rememberSiblingGroup(key, group);
+    return group;
   }
 
-  /** The placement repair alone (CNF naming of a rival must not recurse into `of`). */
+  /**
+   * The placement repair alone (effective parent, orphaned, cycle broken), without the CNF
+   * name: CNF naming of a rival must not recurse into `of`, and under /LostAndFound naming one
+   * object compares it with every alive suspect of the same name.
+   */
+  placement(record: ObjectRecord): PlacementRepair {
+    return this.repairOf(record);
+  }
+
+  /** See `placement`. */
   private repairOf(record: ObjectRecord): PlacementRepair {
     return this.cache().factsOf(record) ?? placementRepair(this.dir, record, this.cache().acyclic);
   }

@@ -53,8 +53,8 @@ export class ViewCache {
   private listings = new Map<Guid, ChildSummary[]>();
   private listingChildrenHeld = 0;
   private payloads = new Map<Guid, CachedPayload>();
-  /** Alive repair suspects by folded stored name (CNF naming under /LostAndFound). */
-  private suspectsByName: Map<string, Guid[]> | null = null;
+  /** Alive records by effective parent and folded stored name, sorted by id (CNF naming). */
+  private siblingGroups = new Map<string, readonly ObjectRecord[]>();
 
   /** Drops everything when the directory changed since the last use. Cheap: three compares. */
   validate(dir: Directory): this {
@@ -70,30 +70,8 @@ export class ViewCache {
     this.listings = new Map();
     this.listingChildrenHeld = 0;
     this.payloads = new Map();
-    this.suspectsByName = null;
+    this.siblingGroups = new Map();
     return this;
-  }
-
-  /**
-   * The alive repair suspects whose stored name folds to `folded`, indexed once per directory
-   * state: naming each orphan under /LostAndFound scanned every suspect, quadratic in orphans.
-   * (Suspects only shrink between writes, as views drop unrepaired ones, so the index may hold
-   * a few extra; callers check each candidate's effective parent anyway.)
-   */
-  suspectsNamed(dir: Directory, folded: string): readonly Guid[] {
-    if (this.suspectsByName === null) {
-      const index = new Map<string, Guid[]>();
-      for (const id of dir.repairSuspects()) {
-        const r = dir.get(id);
-        if (r === undefined || r.existence.stage !== "alive") continue;
-        const key = fold(r.placement.name);
-        const list = index.get(key);
-        if (list === undefined) index.set(key, [id]);
-        else list.push(id);
-      }
-      this.suspectsByName = index;
-    }
-    return this.suspectsByName.get(folded) ?? [];
   }
 
   factsOf(record: ObjectRecord): EffectiveFacts | undefined {
@@ -130,6 +108,15 @@ export class ViewCache {
     }
     this.listings.set(parent, children);
     this.listingChildrenHeld += children.length;
+  }
+
+  siblingGroup(key: string): readonly ObjectRecord[] | undefined {
+    return this.siblingGroups.get(key);
+  }
+
+  rememberSiblingGroup(key: string, group: readonly ObjectRecord[]): void {
+    if (this.siblingGroups.size >= factsEntriesMax) this.siblingGroups.clear();
+    this.siblingGroups.set(key, group);
   }
 
   payload(id: Guid): CachedPayload | undefined {
