@@ -1,6 +1,5 @@
 import type { Directory } from "../directory";
 import type { Guid } from "../guid";
-import { fold } from "../naming";
 import type { CompiledSchema } from "../schema";
 import type { ObjectRecord, Stage } from "../store/record";
 import type { ChildSummary, ObjectPayload } from "./payload-types";
