@@ -12,7 +12,7 @@ import type { Stamp } from "./store/stamp";
 import { nextStamp } from "./store/stamp";
 import { Store } from "./store/store";
 import { SuspectNames } from "./suspect-names";
-import { fold } from "./naming/fold";
+import { fold } from "./naming";
 
 export const definitionClasses: ReadonlySet<string> = new Set([
   "attributeDefinition",

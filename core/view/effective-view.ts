@@ -205,12 +205,7 @@ export class EffectiveView {
     if (held !== undefined) return held;
     const ids = new Set(this.dir.store.aliveNamed(parent, folded));
     if (parent === this.dir.landmarks()?.lostAndFound) {
-      for (const id of this.dir.suspectsNamed(folded)) {
-        const r = this.dir.get(id);
-        if (r !== undefined && r.existence.stage === "alive") {
-          if (this.repairOf(r).effectiveParent === parent) ids.add(id);
-        }
-      }
+      for (const id of this.dir.suspectsNamed(folded)) ids.add(id);
     }
     const group: ObjectRecord[] = [];
     for (const id of [...ids].sort()) {
