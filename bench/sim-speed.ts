@@ -12,7 +12,8 @@
  *   --seeds set either directly (--seeds N: exactly N seeds instead of one CPU minute;
  *   --seeds 0 skips figure 2).
  * Each figure runs in a child process under the simulator's V8 flags for its shape of work
- * (sim/runtime-flags.ts): figure 1 as one run, figure 2 as many runs, as `npm run sim` would.
+ * (sim/runtime-flags.ts): figure 1 as one run, figure 2 as many runs, as `npm run sim` would;
+ * `--figure hour|seeds` runs one figure, re-executed under its flags unless they were given.
  * Profile one figure: node --cpu-prof --max-semi-space-size=64 --import tsx
  *   bench/sim-speed.ts --quick --figure hour (or --max-semi-space-size=128 --single-threaded-gc
  *   and --figure seeds),
@@ -20,7 +21,7 @@
  */
 import { presetScenario } from "../sim/scenario/swarm";
 import { runScenario } from "../sim/scenario/run-scenario";
-import { runUnderSimulatorFlags, type RunShape } from "../sim/runtime-flags";
+import { ensureSimulatorFlags, runUnderSimulatorFlags, type RunShape } from "../sim/runtime-flags";
 
 const quick = process.argv.includes("--quick");
 const seedsArg = process.argv.indexOf("--seeds");
@@ -94,6 +95,8 @@ const only = figureArg > 0 ? process.argv[figureArg + 1] : undefined;
 const chosen = figures.find(([name]) => name === only);
 if (only !== undefined && chosen === undefined) throw new Error("--figure takes hour or seeds");
 if (chosen !== undefined) {
+  // Under the figure's flags: re-run once unless they were given (a profile passes them itself).
+  ensureSimulatorFlags(chosen[1]);
   const v8Flags = process.execArgv.filter((a) => /^--(max-semi|single-threaded)/u.test(a));
   console.log(`[node ${process.version}, V8 flags: ${v8Flags.join(" ") || "none"}]`);
   chosen[2]();
