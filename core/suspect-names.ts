@@ -45,10 +45,6 @@ export class SuspectNames {
     return this.byName.get(folded) ?? noIds;
   }
 
-  get size(): number {
-    return this.nameOf.size;
-  }
-
   private unfile(id: Guid, folded: string): void {
     const ids = this.byName.get(folded);
     if (ids === undefined) return;
