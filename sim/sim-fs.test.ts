@@ -446,13 +446,18 @@ describe("SimFs: shared and reused buffers against a naive model", () => {
     images: Map<number, { image: SimFsImage; files: Map<string, Uint8Array> }>;
   }
 
-  it("a buffer an image shares is never reused, though the file replaced it and synced", () => {
+  const big = (byte: number, n: number): Uint8Array => new Uint8Array(n).fill(byte);
+  /** A disk whose file f (8 KiB of sevens) is durable, and its image. */
+  const imagedDisk = (): { fs: SimFs; image: SimFsImage } => {
     const fs = new SimFs();
-    const big = (byte: number, n: number): Uint8Array => new Uint8Array(n).fill(byte);
     fs.write("f", big(7, 8192));
     fs.sync("f");
     fs.syncDir("");
-    const image = fs.image();
+    return { fs, image: fs.image() };
+  };
+
+  it("a buffer an image shares is never reused, though the file replaced it and synced", () => {
+    const { fs, image } = imagedDisk();
     fs.write("f", big(8, 8192));
     fs.overwriteWithZeros("f");
     fs.sync("f");
@@ -466,13 +471,8 @@ describe("SimFs: shared and reused buffers against a naive model", () => {
   });
 
   it("a disk restored again leaves the image it was restored from intact, and reuses what it dropped", () => {
-    const fs = new SimFs();
+    const { fs, image } = imagedDisk();
     const other = new SimFs();
-    const big = (byte: number, n: number): Uint8Array => new Uint8Array(n).fill(byte);
-    fs.write("f", big(7, 8192));
-    fs.sync("f");
-    fs.syncDir("");
-    const image = fs.image();
     fs.restore(image);
     // The restored file shares the image's buffer; this restore drops it without giving it.
     fs.restore(image);
