@@ -21,6 +21,7 @@
  */
 import { presetScenario } from "../sim/scenario/swarm";
 import { runScenario } from "../sim/scenario/run-scenario";
+import { WorkTally } from "../sim/work-meter";
 import { ensureSimulatorFlags, runUnderSimulatorFlags, type RunShape } from "../sim/runtime-flags";
 
 const quick = process.argv.includes("--quick");
@@ -41,9 +42,11 @@ function cpuMs(): number {
 function hourUnderChaos(): void {
   const safetyMs = chaosMinutes * 60_000;
   const s = presetScenario({ preset: "chaos", nodes: 5, rate: 20, safetyMs });
+  const tally = new WorkTally(() => performance.now());
   const started = performance.now();
-  const r = runScenario({ ...s, maxEvents: 100_000_000 }, { seed: 1 });
+  const r = runScenario({ ...s, maxEvents: 100_000_000 }, { seed: 1, meter: tally.meter });
   const wallMs = performance.now() - started;
+  tally.stop();
   const ratio = r.virtualMs / wallMs;
   const verdict = ratio >= 3000 ? "goal met" : ratio >= 1000 ? "target met" : "target missed";
   console.log(
@@ -52,6 +55,11 @@ function hourUnderChaos(): void {
       `(${verdict}; target 1,000x, goal 3,000x); ${r.events} events, ${Math.round(r.events / (wallMs / 1000))} events/wall-s`,
   );
   if (!r.pass) console.log(r.violations.slice(0, 5).join("\n"));
+  console.log("  where the wall time went:");
+  for (const { kind, ms, share } of tally.shares()) {
+    if (share < 0.001) continue;
+    console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${(ms / 1000).toFixed(2).padStart(6)} s  ${kind}`);
+  }
 }
 
 function standardSeedsPerCpuMinute(): void {

@@ -10,6 +10,8 @@ import { SimFs } from "./sim-fs";
 import type { SimFsImage, SimFsOptions } from "./sim-fs";
 import { Trace, defaultTraceOptions } from "./trace";
 import type { TraceOptions } from "./trace";
+import { timerKind, workKinds } from "./work-meter";
+import type { WorkMeter } from "./work-meter";
 import type {
   LifecycleEvent,
   NodeContext,
@@ -42,6 +44,8 @@ export interface WorldOptions<Msg, Input = never> {
   readonly disk?: SimFsOptions;
   /** At heal, step every clock to true time and stop drift (default true). */
   readonly resyncClocksAtHeal?: boolean;
+  /** Told the kind of work before each event and before the invariants (bench/sim-speed). */
+  readonly meter?: WorkMeter;
 }
 
 export type RunStop = "time" | "predicate" | "quiescent" | "event-bound";
@@ -83,6 +87,24 @@ type Event<Msg> =
   | { readonly kind: "restart"; readonly node: number; readonly incarnation: number }
   | { readonly kind: "fault"; readonly source: number }
   | { readonly kind: "workload" };
+
+/** The kind of work an event is, for a `WorkMeter`. */
+function workKindOf(event: Event<unknown>): string {
+  switch (event.kind) {
+    case "deliver":
+      return workKinds.message;
+    case "timer":
+      return timerKind(event.name);
+    case "restart":
+      return workKinds.boot;
+    case "fault":
+      return workKinds.fault;
+    case "workload":
+      return workKinds.write;
+    default:
+      return assertNever(event, "event");
+  }
+}
 
 const defaultMaxEvents = 50_000_000;
 
@@ -399,9 +421,12 @@ export class World<Msg, Input = never> implements FaultTarget {
     assert(due >= this.nowMs, "events never run in the past");
     this.nowMs = due;
     this.eventCount++;
+    const meter = this.options.meter;
+    if (meter !== undefined) meter(workKindOf(event));
     this.dispatch(event);
     const check = this.options.invariants;
     if (check !== undefined) {
+      if (meter !== undefined) meter(workKinds.oracles);
       const violations = check();
       if (violations.length > 0) this.fail(`invariant: ${violations.join("; ")}`);
     }

@@ -3,6 +3,7 @@ import type { ReplicationMessage } from "../../core/repl/messages";
 import type { FaultConfig } from "../faults";
 import { World } from "../world";
 import type { LifecycleEvent } from "../world";
+import type { WorkMeter } from "../work-meter";
 import type { DirectoryOp } from "./directory-op";
 import { DirectoryHost, Registry, defaultTiming } from "./directory-host";
 import type { HostHooks, ReplicationTiming } from "./directory-host";
@@ -30,6 +31,8 @@ export interface DirectoryWorldOptions {
   /** Told of every lifecycle event after the ledger saw it. */
   observe?(event: LifecycleEvent): void;
   readonly maxEvents?: number;
+  /** Told the kind of work as the run moves between kinds (World `meter`). */
+  readonly meter?: WorkMeter;
 }
 
 export interface DirectoryWorld {
@@ -89,6 +92,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
     },
     ...(options.invariants ? { invariants: options.invariants } : {}),
     ...(options.maxEvents !== undefined ? { maxEvents: options.maxEvents } : {}),
+    ...(options.meter ? { meter: options.meter } : {}),
   });
   return {
     world,

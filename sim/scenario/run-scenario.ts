@@ -7,6 +7,8 @@ import { directoryWorld } from "../directory/directory-world";
 import { ResurrectionOracle } from "../directory/resurrection-oracle";
 import { Labels } from "../directory/run-script-op";
 import { SimFailure } from "../world";
+import { workKinds } from "../work-meter";
+import type { WorkMeter } from "../work-meter";
 import { Probes } from "./expectations";
 import { finalViolations, hardenedEver, settled } from "./final-checks";
 import { actionText } from "./print-scenario";
@@ -23,6 +25,8 @@ export interface RunOptions {
   readonly maxEvents?: number;
   /** Debugging: called after every event with the world (e.g. to watch one object). */
   afterEvent?(dw: DirectoryWorld): void;
+  /** Told the kind of work as the run moves between kinds (where the wall time goes). */
+  readonly meter?: WorkMeter;
 }
 
 export interface RunReport {
@@ -52,6 +56,7 @@ interface Run {
   readonly probes: Probes;
   readonly inline: string[];
   readonly stepOf: Map<number, Step>;
+  readonly meter: WorkMeter | undefined;
   converged: { rounds: number; atMs: number } | null;
   healMs: number;
 }
@@ -63,6 +68,7 @@ interface Run {
  * commit, scenario and seed give the same trace hash.
  */
 export function runScenario(s: Scenario, options: RunOptions): RunReport {
+  options.meter?.(workKinds.setup);
   const run = setUp(s, options);
   const { world } = run.dw;
   const violations: string[] = [];
@@ -70,6 +76,7 @@ export function runScenario(s: Scenario, options: RunOptions): RunReport {
     world.start();
     scriptPhase(run);
     livenessPhase(run);
+    options.meter?.(workKinds.final);
     violations.push(...run.inline, ...finalViolations(run, judgedNodes(run)));
   } catch (error) {
     if (!(error instanceof SimFailure)) throw error;
@@ -126,6 +133,7 @@ function setUp(s: Scenario, options: RunOptions): Run {
     gcEveryMs: s.gcEveryMs,
     labels,
     maxEvents: options.maxEvents ?? s.maxEvents ?? eventBudget(s),
+    ...(options.meter ? { meter: options.meter } : {}),
     invariants,
     observe: (event) => {
       if (event.kind !== "rollback" || event.node === null) return;
@@ -143,7 +151,19 @@ function setUp(s: Scenario, options: RunOptions): Run {
   });
   const oracle = new ResurrectionOracle(dw.ledger);
   oracles.oracle = oracle;
-  return { s, dw, judged, rounds, oracle, probes, inline, stepOf, converged: null, healMs: 0 };
+  return {
+    s,
+    dw,
+    judged,
+    rounds,
+    oracle,
+    probes,
+    inline,
+    stepOf,
+    meter: options.meter,
+    converged: null,
+    healMs: 0,
+  };
 }
 
 /**
@@ -239,10 +259,13 @@ function applyStep(run: Run, step: Step, index: number): void {
 /** Heal, then run until the judged nodes converge at a round boundary or the bound passes. */
 function livenessPhase(run: Run): void {
   const { world, hosts } = run.dw;
+  const meter = run.meter;
   for (const host of hosts.values()) host.pullsPaused = false;
+  meter?.(workKinds.heal);
   world.heal();
   run.healMs = world.timeMs;
   run.rounds.begin(world.timeMs);
+  meter?.(workKinds.convergence);
   if (isConverged(run)) {
     run.converged = { rounds: 0, atMs: world.timeMs };
     return;
@@ -250,6 +273,7 @@ function livenessPhase(run: Run): void {
   const stop = (): boolean => {
     if (!run.rounds.boundaryPending) return false;
     run.rounds.boundaryPending = false;
+    meter?.(workKinds.convergence);
     if (isConverged(run)) {
       run.converged = { rounds: run.rounds.completed, atMs: world.timeMs };
       return true;
