@@ -56,9 +56,12 @@ function hourUnderChaos(): void {
   );
   if (!r.pass) console.log(r.violations.slice(0, 5).join("\n"));
   console.log("  where the wall time went:");
-  for (const { kind, ms, share } of tally.shares()) {
+  for (const { kind, ms, share, times } of tally.shares()) {
     if (share < 0.001) continue;
-    console.log(`  ${(share * 100).toFixed(1).padStart(5)} %  ${(ms / 1000).toFixed(2).padStart(6)} s  ${kind}`);
+    const each = ms / times >= 1 ? `${(ms / times).toFixed(1)} ms` : `${((ms / times) * 1000).toFixed(0)} µs`;
+    console.log(
+      `  ${(share * 100).toFixed(1).padStart(5)} %  ${(ms / 1000).toFixed(2).padStart(6)} s  ${kind}: ${times} x ${each}`,
+    );
   }
 }
 

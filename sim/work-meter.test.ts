@@ -22,8 +22,8 @@ describe("WorkTally", () => {
     tally.stop();
     now = 1000; // after stop nothing more is charged
     expect(tally.shares()).toEqual([
-      { kind: "b", ms: 30, share: 0.6 },
-      { kind: "a", ms: 20, share: 0.4 },
+      { kind: "b", ms: 30, share: 0.6, times: 1 },
+      { kind: "a", ms: 20, share: 0.4, times: 2 },
     ]);
   });
 

@@ -26,9 +26,17 @@ export function timerKind(name: string): string {
   return `timer ${colon < 0 ? name : name.slice(0, colon)}`;
 }
 
-/** Accumulates the time a clock reads between meter calls, by kind. */
+export interface WorkShare {
+  readonly kind: string;
+  readonly ms: number;
+  readonly share: number;
+  readonly times: number;
+}
+
+/** Accumulates the time a clock reads between meter calls, and the calls, by kind. */
 export class WorkTally {
   private readonly ms = new Map<string, number>();
+  private readonly calls = new Map<string, number>();
   private kind: string | null = null;
   private since = 0;
 
@@ -37,7 +45,10 @@ export class WorkTally {
   /** The `WorkMeter` to hand to a run. */
   readonly meter: WorkMeter = (kind) => {
     const now = this.clockMs();
-    if (this.kind !== null) this.ms.set(this.kind, (this.ms.get(this.kind) ?? 0) + now - this.since);
+    if (this.kind !== null) {
+      this.ms.set(this.kind, (this.ms.get(this.kind) ?? 0) + now - this.since);
+    }
+    this.calls.set(kind, (this.calls.get(kind) ?? 0) + 1);
     this.kind = kind;
     this.since = now;
   };
@@ -47,14 +58,23 @@ export class WorkTally {
     this.meter("");
     this.kind = null;
     this.ms.delete("");
+    this.calls.delete("");
   }
 
-  /** Kinds by time spent, largest first, with their share of the total. */
-  shares(): { readonly kind: string; readonly ms: number; readonly share: number }[] {
+  /**
+   * Kinds by time spent, largest first, with their share of the total and how many times the
+   * run moved to them (for an event kind: its events).
+   */
+  shares(): WorkShare[] {
     let total = 0;
     for (const v of this.ms.values()) total += v;
     return [...this.ms]
-      .map(([kind, ms]) => ({ kind, ms, share: total > 0 ? ms / total : 0 }))
+      .map(([kind, ms]) => ({
+        kind,
+        ms,
+        share: total > 0 ? ms / total : 0,
+        times: this.calls.get(kind) ?? 0,
+      }))
       .sort((a, b) => b.ms - a.ms || (a.kind < b.kind ? -1 : 1));
   }
 }
