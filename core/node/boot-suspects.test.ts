@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../testing/seeded-random";
-import { freshDomain, make, secondMs, t0Ms, unwrap } from "../testing/node-fixture";
+import { make, secondMs, t0Ms, unwrap, withStoredCycle } from "../testing/node-fixture";
 import { DirectoryNode } from "./directory-node";
 
 function stored(node: DirectoryNode, into: Map<string, string>): void {
@@ -17,29 +17,10 @@ function stored(node: DirectoryNode, into: Map<string, string>): void {
   for (const k of ready.batch.dels) into.delete(k);
 }
 
-/**
- * A domain with a stored cycle: A under B locally, then B under A as a later replicated atom
- * would put it (written straight into the store, as a merge would).
- */
-function withStoredCycle() {
-  const d = freshDomain();
-  const n = d.node;
-  const a = make(n, d.root, "A");
-  const b = make(n, d.root, "B");
-  unwrap(n.move(a, { parent: b }, t0Ms + secondMs));
-  const rb = n.dir.get(b)!;
-  const usn = n.dir.allocateUsn();
-  n.dir.write({
-    ...rb,
-    placement: { ...rb.placement, parent: a, stamp: n.dir.stamp(rb.placement.stamp, t0Ms + 2 * secondMs, usn) },
-    usnChanged: usn,
-  });
-  return { d, n, a, b };
-}
-
 describe("boot settles repair suspects from the whole stored tree", () => {
   it("lists the same orphans and cycle breakers under /LostAndFound after a boot", () => {
-    const { d, n, a, b } = withStoredCycle();
+    const d = withStoredCycle();
+    const { node: n, a, b } = d;
     const gone = make(n, d.root, "Gone");
     const orphan = make(n, gone, "Orphan");
     // An orphan: its parent's record is purged (as GC would, past the horizon).
@@ -59,7 +40,7 @@ describe("boot settles repair suspects from the whole stored tree", () => {
 
 describe("the morgue beside a stored move cycle", () => {
   it("shows a tombstone inside a stored cycle with a finite last path", () => {
-    const { n, a } = withStoredCycle();
+    const { node: n, a } = withStoredCycle();
     const c = make(n, a, "C");
     unwrap(n.delete(c, t0Ms + 3 * secondMs));
     const entry = unwrap(n.morgue(t0Ms + 3 * secondMs)).find((m) => m.id === c);

@@ -7,6 +7,7 @@ import { parseGuid } from "../guid";
 import { fold, validateObjectName } from "../naming";
 import { isRoot, requireObject, requireWritable } from "./gates";
 import { checkSchemaPlacement, inSchemaSubtree } from "./schema-placement";
+import { onStoredChain } from "./stored-chain";
 
 export interface MoveRequest {
   readonly name?: unknown;
@@ -37,7 +38,7 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
   if (!parent.ok) return parent;
   const newParent = parent.value;
   if (newParent !== record.placement.parent) {
-    if (isSelfOrDescendant(dir, newParent, id)) {
+    if (onStoredChain(dir, newParent, id)) {
       return refuse("would-create-cycle", "the new parent is the object itself or a descendant");
     }
     if (inSchemaSubtree(dir, newParent) || inSchemaSubtree(dir, id)) {
@@ -71,24 +72,4 @@ function resolveNewParent(dir: Directory, raw: unknown, current: Guid | null): R
     return refuse("already-deleted", `new parent ${id} is a tombstone`);
   }
   return ok(id);
-}
-
-/**
- * Whether `ancestor` is on the stored parent chain of `candidate`. Concurrent moves can leave
- * a stored cycle (the view repairs it, the atoms keep it), so the walk stops at the first
- * repeat: short chains cost no set; past 64 steps the ids seen are remembered.
- */
-function isSelfOrDescendant(dir: Directory, candidate: Guid, ancestor: Guid): boolean {
-  let cursor: Guid | null = candidate;
-  let seen: Set<Guid> | null = null;
-  for (let depth = 0; cursor !== null && depth < 100_000; depth++) {
-    if (cursor === ancestor) return true;
-    if (depth >= 64) {
-      seen ??= new Set();
-      if (seen.has(cursor)) return false;
-      seen.add(cursor);
-    }
-    cursor = dir.get(cursor)?.placement.parent ?? null;
-  }
-  return false;
 }

@@ -4,6 +4,7 @@ import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { validateDefinitionName, validateNamespaceName } from "../naming";
+import { onStoredChain } from "./stored-chain";
 
 /**
  * Which class may live where in and around the schema subtree. Namespaces live directly under
@@ -53,14 +54,8 @@ export function checkSchemaPlacement(
   return ok(null);
 }
 
-/** True when `id` is /Configuration/Schema or inside it. */
+/** True when `id` is /Configuration/Schema or inside it (by stored parents). */
 export function inSchemaSubtree(dir: Directory, id: Guid): boolean {
   const schemaId = dir.landmarks()?.schema ?? null;
-  if (schemaId === null) return false;
-  let cursor: Guid | null = id;
-  for (let depth = 0; cursor !== null && depth < 10_000; depth++) {
-    if (cursor === schemaId) return true;
-    cursor = dir.get(cursor)?.placement.parent ?? null;
-  }
-  return false;
+  return schemaId !== null && onStoredChain(dir, id, schemaId);
 }

@@ -75,3 +75,28 @@ export function make(
 ): Guid {
   return unwrap(node.create({ parent, name, className, attributes }, nowMs)).id;
 }
+
+/**
+ * A domain with a stored parent cycle, as concurrent moves leave one: A under B locally, then
+ * B under A as a later replicated atom would put it (written straight into the store, as a
+ * merge would). The view breaks the cycle; the stored atoms keep it.
+ */
+export function withStoredCycle(): DomainFixture & { a: Guid; b: Guid } {
+  const d = freshDomain();
+  const n = d.node;
+  const a = make(n, d.root, "A");
+  const b = make(n, d.root, "B");
+  unwrap(n.move(a, { parent: b }, t0Ms + secondMs));
+  const rb = n.dir.get(b)!;
+  const usn = n.dir.allocateUsn();
+  n.dir.write({
+    ...rb,
+    placement: {
+      ...rb.placement,
+      parent: a,
+      stamp: n.dir.stamp(rb.placement.stamp, t0Ms + 2 * secondMs, usn),
+    },
+    usnChanged: usn,
+  });
+  return { ...d, a, b };
+}
