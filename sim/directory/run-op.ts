@@ -1,5 +1,6 @@
 import type { Result } from "../../core/errors";
 import { ok, refuse } from "../../core/errors";
+import { fold } from "../../core/naming";
 import type { DirectoryNode } from "../../core/node/directory-node";
 import type { ObjectRecord } from "../../core/store/record";
 import type { DirectoryOp } from "./directory-op";
@@ -118,13 +119,12 @@ function runSchema(
   const node = p.node;
   const schemaId = node.dir.landmarks()?.schema;
   if (schemaId === null || schemaId === undefined) return ok(null);
+  // Namespaces live directly under /Configuration/Schema (definitions never move): the
+  // name index finds one without scanning the store (a scan per schema op was O(directory)).
   let ns: ObjectRecord | undefined;
-  for (const r of node.dir.store.all()) {
-    if (
-      r.existence.stage === "alive" &&
-      r.existence.className === "schemaNamespace" &&
-      r.placement.name === op.namespace
-    ) {
+  for (const id of node.dir.store.aliveNamed(schemaId, fold(op.namespace))) {
+    const r = node.dir.get(id);
+    if (r?.existence.className === "schemaNamespace" && r.placement.name === op.namespace) {
       if (ns === undefined || r.id < ns.id) ns = r;
     }
   }
