@@ -173,8 +173,18 @@ export class Directory {
    */
   private noteRepairSuspects(record: ObjectRecord | null, previous: ObjectRecord | undefined): void {
     if (this.loading) return;
+    const subject = record ?? previous;
+    assert(subject !== undefined, "a change has a subject");
     if (record !== null && previous !== undefined && record.placement.name !== previous.placement.name) {
       this.suspectNames.rename(record.id, fold(record.placement.name));
+    }
+    // Only alive suspects are filed by name (dead ones wait in `suspects` for the lazy prune):
+    // under /LostAndFound the dead outnumbered the alive several times over, and every CNF
+    // name asked for its rivals through all of them.
+    const alive = record !== null && record.existence.stage === "alive";
+    if (!alive) this.suspectNames.remove(subject.id);
+    else if (previous?.existence.stage !== "alive" && this.suspects.has(record.id)) {
+      this.suspectNames.note(record.id, fold(record.placement.name));
     }
     if (record !== null && record.existence.stage === "alive") {
       const parent = record.placement.parent;
@@ -185,9 +195,8 @@ export class Directory {
       }
       if (moved) this.addCycleMembers(record);
     }
-    const subject = record ?? previous;
     const died = record === null || (record.existence.stage !== "alive" && previous?.existence.stage === "alive");
-    if (subject !== undefined && died) {
+    if (died) {
       for (const child of this.store.childIds(subject.id)) this.addSuspect(child);
     }
   }
@@ -218,19 +227,15 @@ export class Directory {
     this.suspects.add(id);
     this.suspectsSorted = null;
     const record = this.store.get(id);
-    if (record !== undefined) this.suspectNames.note(id, fold(record.placement.name));
+    if (record?.existence.stage === "alive") this.suspectNames.note(id, fold(record.placement.name));
   }
 
   /**
    * The alive repair suspects whose stored name folds to `folded` (in no particular order):
    * the rivals under /LostAndFound that CNF naming looks for besides the stored children.
    */
-  suspectsNamed(folded: string): Guid[] {
-    const out: Guid[] = [];
-    for (const id of this.suspectNames.named(folded)) {
-      if (this.store.get(id)?.existence.stage === "alive") out.push(id);
-    }
-    return out;
+  suspectsNamed(folded: string): ReadonlySet<Guid> {
+    return this.suspectNames.named(folded);
   }
 
   /**

@@ -7,7 +7,8 @@ import type { Guid } from "./guid";
  * every received batch), the index cost O(suspects) per ask, which grew with the directory: in
  * a simulated hour without crashes, a third of the run.
  *
- * `named` may hold ids that are no longer alive: callers check each candidate.
+ * The directory files alive suspects only: it removes one when it stops being alive and files
+ * it again if it comes back while still a suspect.
  */
 export class SuspectNames {
   private readonly byName = new Map<string, Set<Guid>>();

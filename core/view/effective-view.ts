@@ -174,10 +174,19 @@ export class EffectiveView {
     if (parent === record.placement.parent && parent !== this.dir.landmarks()?.lostAndFound) {
       if (this.dir.store.aliveNamedCount(parent, folded) <= 1) return plain;
     }
-    const rivals = this.siblingsNamed(parent, folded, record);
-    if (rivals.length === 0) return plain;
-    const earliest = [record, ...rivals].reduce((a, b) => (earlierClaim(b, a) ? b : a));
-    if (earliest.id === record.id) return plain;
+    // The earliest placement claim among the record and its same-named siblings keeps the name.
+    if (this.repairOf(record).effectiveParent === parent) {
+      const earliest = this.earliestNamed(parent, folded);
+      if (earliest !== null && earliest.id !== record.id && earlierClaim(earliest, record)) {
+        return this.cnfMangled(record, parent);
+      }
+    }
+    return plain;
+  }
+
+  /** `<stored name> CNF:<guid>`, then ` (2)`, ` (3)` while that still names an alive sibling. */
+  private cnfMangled(record: ObjectRecord, parent: Guid): CnfName {
+    const name = record.placement.name;
     const base = `${name}${cnfMarker}${record.id}`;
     let candidate = base;
     for (let n = 2; n < 1000 && this.dir.store.aliveNamedCount(parent, fold(candidate)) > 0; n++) {
@@ -186,34 +195,32 @@ export class EffectiveView {
     return { effectiveName: candidate, foldedName: fold(candidate), conflicted: true };
   }
 
-  private siblingsNamed(parent: Guid, folded: string, record: ObjectRecord): ObjectRecord[] {
-    if (this.repairOf(record).effectiveParent !== parent) return [];
-    return this.siblingGroup(parent, folded).filter((r) => r.id !== record.id);
-  }
-
   /**
-   * The alive records whose effective parent is `parent` and whose stored name folds to
-   * `folded`, sorted by id: the stored children of that name, and under /LostAndFound the
-   * repair suspects of that name that land there. Kept per directory state (ViewCache): every
-   * member's CNF name compares it with all the others, and under /LostAndFound those are
-   * every same-named orphan, so building the group per member was quadratic in them.
+   * The earliest placement claim among the alive records whose effective parent is `parent`
+   * and whose stored name folds to `folded` (the stored children of that name, and under
+   * /LostAndFound the repair suspects of that name that land there), or null when there are
+   * none. Kept per directory state (ViewCache). Only a candidate earlier than the best member
+   * so far has its placement repair checked, so a group of hundreds of same-named orphans
+   * costs one pass of stamp compares and a few repair checks, not a repair check, a sort and
+   * a copy per member (journaling the repairs of each replicated batch named new orphans).
    */
-  private siblingGroup(parent: Guid, folded: string): readonly ObjectRecord[] {
+  private earliestNamed(parent: Guid, folded: string): ObjectRecord | null {
     const cache = this.cache();
     const key = `${parent}\u0000${folded}`;
-    const held = cache.siblingGroup(key);
+    const held = cache.earliestNamed(key);
     if (held !== undefined) return held;
-    const ids = new Set(this.dir.store.aliveNamed(parent, folded));
-    if (parent === this.dir.landmarks()?.lostAndFound) {
-      for (const id of this.dir.suspectsNamed(folded)) ids.add(id);
-    }
-    const group: ObjectRecord[] = [];
-    for (const id of [...ids].sort()) {
+    let best: ObjectRecord | null = null;
+    const consider = (id: Guid): void => {
       const r = this.dir.get(id);
-      if (r !== undefined && this.repairOf(r).effectiveParent === parent) group.push(r);
+      if (r === undefined || (best !== null && !earlierClaim(r, best))) return;
+      if (this.repairOf(r).effectiveParent === parent) best = r;
+    };
+    for (const id of this.dir.store.aliveNamed(parent, folded)) consider(id);
+    if (parent === this.dir.landmarks()?.lostAndFound) {
+      for (const id of this.dir.suspectsNamed(folded)) consider(id);
     }
-    cache.rememberSiblingGroup(key, group);
-    return group;
+    cache.rememberEarliestNamed(key, best);
+    return best;
   }
 
   /**

@@ -52,8 +52,8 @@ export class ViewCache {
   private listings = new Map<Guid, ChildSummary[]>();
   private listingChildrenHeld = 0;
   private payloads = new Map<Guid, CachedPayload>();
-  /** Alive records by effective parent and folded stored name, sorted by id (CNF naming). */
-  private siblingGroups = new Map<string, readonly ObjectRecord[]>();
+  /** The earliest claim by effective parent and folded stored name (CNF naming). */
+  private earliestByName = new Map<string, ObjectRecord | null>();
 
   /** Drops everything when the directory changed since the last use. Cheap: three compares. */
   validate(dir: Directory): this {
@@ -69,7 +69,7 @@ export class ViewCache {
     this.listings = new Map();
     this.listingChildrenHeld = 0;
     this.payloads = new Map();
-    this.siblingGroups = new Map();
+    this.earliestByName = new Map();
     return this;
   }
 
@@ -109,13 +109,13 @@ export class ViewCache {
     this.listingChildrenHeld += children.length;
   }
 
-  siblingGroup(key: string): readonly ObjectRecord[] | undefined {
-    return this.siblingGroups.get(key);
+  earliestNamed(key: string): ObjectRecord | null | undefined {
+    return this.earliestByName.get(key);
   }
 
-  rememberSiblingGroup(key: string, group: readonly ObjectRecord[]): void {
-    if (this.siblingGroups.size >= factsEntriesMax) this.siblingGroups.clear();
-    this.siblingGroups.set(key, group);
+  rememberEarliestNamed(key: string, earliest: ObjectRecord | null): void {
+    if (this.earliestByName.size >= factsEntriesMax) this.earliestByName.clear();
+    this.earliestByName.set(key, earliest);
   }
 
   payload(id: Guid): CachedPayload | undefined {
