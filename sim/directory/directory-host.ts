@@ -37,6 +37,14 @@ useNativeCrc32(typeof zlib.crc32 === "function" ? zlib.crc32 : null);
 // byte range in place, where core's portable decoder allocates a view per string.
 useNativeUtf8Range(nodeUtf8Slice);
 
+/**
+ * The log size at which a simulated node rotates (and rebuilds its snapshot). The daemon's
+ * default (64 MiB) is never reached in a simulated run, so without shreds a node's log grew
+ * for the whole run and every boot replayed all of it: boots cost O(history). 4 MiB keeps a
+ * boot's replay bounded and puts size-triggered rotations, with crashes around them, under test.
+ */
+export const simRotateBytes = 4 * 1024 * 1024;
+
 /** How long after an erasure the host rotates the log (the rebuild that pays the debt). */
 const rotateAfterErasureMs = 2_000;
 
@@ -268,7 +276,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   }
 
   private boot(ctx: NodeContext<ReplicationMessage>): void {
-    const opened = KvStore.open(ctx.fs, { verified: this.verified });
+    const opened = KvStore.open(ctx.fs, { verified: this.verified, rotateBytes: simRotateBytes });
     this.store = opened.store;
     const booted = DirectoryNode.boot(
       ctx.prng,
