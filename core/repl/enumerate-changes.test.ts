@@ -2,7 +2,8 @@
  * Goal: a pull continues where the destination's watermark left off even though every boot of
  * the source re-mints its invocation (the local USNs continue on the same store), resumes at
  * the fork point when the watermark names a USN the source no longer holds (its disk was
- * rolled back below it), and starts over from zero for a watermark it does not know. Method: a source node writes, a partner's watermark is taken, the
+ * rolled back below it), restarts a cycle under way at its start when the source restarted
+ * meanwhile, and starts over from zero for a watermark it does not know. Method: a source node writes, a partner's watermark is taken, the
  * source reboots from its persisted state (re-minting) or from an older image, writes again,
  * and the batch it answers is inspected.
  */
@@ -67,6 +68,23 @@ describe("enumerateChanges across re-minted invocations", () => {
     expect(batch.deltas.map((d) => d.id)).toContain(reissued);
     expect(batch.deltas.map((d) => d.id).sort()).toEqual(afterFork.sort());
     expect(batch.deltas.length).toBeLessThan(rolledBack.dir.store.size);
+  });
+
+  it("restarts a cycle at its start when the continuation names an invocation retired since", () => {
+    // The partner's cycle started at the image's USN (a completed point) and walked to the
+    // current one; then the source restarted. A record that moved past the partner's
+    // position before it got there may sit below it again in a history the source went back
+    // to, so the next batch walks again from the cycle's start, without the atom filter.
+    const { d, stored, imageUsn, watermark } = setUp();
+    const seen = [...d.node.dir.store.all()].filter((r) => r.usnChanged > imageUsn).map((r) => r.id);
+    expect(seen.length).toBeGreaterThan(0);
+    const continuation = { ...watermark, propUsn: imageUsn };
+    const booted = DirectoryNode.boot(seededRandom(4), stored)!;
+    const batch = booted.replicator.answer(pull(continuation), t0Ms);
+    expect(batch.continued).toBe(false);
+    expect(batch.deltas.map((delta) => delta.id).sort()).toEqual(seen.sort());
+    // A stored watermark (a completed cycle) still continues where it stopped.
+    expect(booted.replicator.answer(pull(watermark), t0Ms).deltas).toEqual([]);
   });
 
   it("does not recognise an unknown invocation", () => {

@@ -88,7 +88,7 @@ export function enumerateChanges(
  */
 function resumePoint(
   dir: Directory,
-  watermark: { invocation: string; usn: number },
+  watermark: { invocation: string; usn: number; propUsn: number },
   retired: readonly RetiredInvocation[],
 ): number | null {
   if (watermark.invocation === dir.invocationId) return watermark.usn;
@@ -97,7 +97,14 @@ function resumePoint(
     if (r.invocation === watermark.invocation) held = held === null ? r.usn : Math.min(held, r.usn);
   }
   if (held === null || held === 0) return null;
-  return Math.min(watermark.usn, held);
+  // A continuation (a pull cycle's next batch, `propUsn` < `usn`) under an invocation this
+  // node has retired since resumes at the cycle's start. Up to `held` the histories allocated
+  // the same USNs, but not every record sits where it did when the partner walked: one that
+  // moved past the partner's position before it got there, in a future this node then lost
+  // (a rollback or a torn tail), is back at or below that position. A completed cycle saw
+  // every move up to its end, so for a stored watermark (`propUsn` = `usn`) this is
+  // min(usn, held) as before.
+  return Math.min(held, watermark.propUsn);
 }
 
 function deltaOf(record: ObjectRecord, fromUsn: number, utd: TravellingVector): ObjectDelta | null {
