@@ -186,7 +186,7 @@ export class Directory {
     else if (previous?.existence.stage !== "alive" && this.suspects.has(record.id)) {
       this.suspectNames.note(record.id, fold(record.placement.name));
     }
-    if (record !== null && record.existence.stage === "alive") {
+    if (alive) {
       const parent = record.placement.parent;
       const parentRecord = parent === null ? undefined : this.store.get(parent);
       const moved = previous !== undefined && previous.placement.parent !== parent;
