@@ -17,8 +17,8 @@ export const pullObjectsMaxDefault = 100;
  */
 export class Replicator {
   private nextRequestId = 1;
-  /** Per partner: the pull cycle under way (request id, source invocation, filter start). */
-  private readonly inFlight = new Map<Guid, { requestId: number; invocation: Guid | null; propUsn: number; objectsMax: number }>();
+  /** Per partner: the pull cycle under way (request id, filter start, batch bound). */
+  private readonly inFlight = new Map<Guid, { requestId: number; propUsn: number; objectsMax: number }>();
   /**
    * Per partner: where an unfinished pull cycle continues (the next batch's request). A cycle
    * whose request or answer was lost is abandoned after a timeout; the next pull resumes it
@@ -26,9 +26,11 @@ export class Replicator {
    * than a few batches rarely finished on a lossy network: each attempt re-sent what the last
    * one had delivered, completions (the only thing that advances the vector and so dampens
    * propagation) grew rarer as the backlog grew, and after 40 simulated minutes at 20
-   * writes/s three received records in four changed nothing. Resuming is exactly a cycle that
-   * paused: records changed since moved to higher USNs, ahead of the resume point, and the
-   * cycle's atom filter (`propUsn`) is kept. In memory only: a restart starts over.
+   * writes/s three received records in four changed nothing. Resuming is a cycle that paused:
+   * records changed since moved to higher USNs, ahead of the resume point, and the cycle's
+   * atom filter (`propUsn`) is kept; a source that restarted meanwhile walks again from the
+   * cycle's start instead (enumerate-changes.ts `resumePoint`). In memory only: a restart of
+   * this node starts over.
    */
   private readonly resumeAt = new Map<Guid, NonNullable<PullRequest["watermark"]>>();
   private readonly refusedJournaled = new Set<Guid>();
@@ -64,7 +66,6 @@ export class Replicator {
     const requestId = this.nextRequestId++;
     this.inFlight.set(partner, {
       requestId,
-      invocation: watermark?.invocation ?? null,
       propUsn: watermark?.propUsn ?? 0,
       objectsMax,
     });
