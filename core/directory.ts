@@ -45,6 +45,8 @@ export class Directory {
   private landmarkCache: Landmarks | null = null;
   /** Records that may be under a derived placement repair (pruned when listed). */
   private suspects = new Set<Guid>();
+  /** A write erased a record's values for good since the last `takeErasure` (see `write`). */
+  private valuesErased = false;
   /** True while `load` notes a record: suspects are settled at `endLoad`. */
   private loading = false;
   private suspectsSorted: Guid[] | null = null;
@@ -83,12 +85,29 @@ export class Directory {
     return nextStamp(previous, { atMs, invocation: this.invocationId, usn });
   }
 
-  /** Stores a record (originating or replicated) and notes schema or landmark changes. */
+  /**
+   * Stores a record (originating or replicated) and notes schema or landmark changes, and
+   * whether it erased the record's values for good: it turns shredded or hardened. A
+   * replicated shred does that as much as one of this node's own, and the files holding the
+   * older versions then owe an erasure on this node too (DESIGN: after a shred nothing of a
+   * value survives in any live file); the node reports it with the next batch
+   * (`DirectoryNode.ready`). Whatever the record held in memory just before: values of an
+   * ended life, dropped when a restore's new life arrived, are still in older versions on
+   * disk (scenarios/regressions/shred-after-life-change-keeps-plaintext.scn).
+   */
   write(record: ObjectRecord): void {
     assert(record.usnChanged <= this.usn, "usnChanged was allocated by this node");
     const previous = this.store.get(record.id);
     this.store.put(record);
+    if (previous !== undefined && erasedForGood(record) && !erasedForGood(previous)) this.valuesErased = true;
     this.noteChange(record, previous);
+  }
+
+  /** Whether a write erased a record's values for good since the last call (see `write`). */
+  takeErasure(): boolean {
+    const erased = this.valuesErased;
+    this.valuesErased = false;
+    return erased;
   }
 
   purge(id: Guid): void {
@@ -378,6 +397,13 @@ export class Directory {
  * A module function, not a closure in noteChange: under the simulator's transpiler every
  * closure creation also names the function (esbuild's keepNames), which was ~2 % of a run.
  */
+/** A record whose values are gone for good: shredded, or a hardened skeleton (no atoms). */
+function erasedForGood(r: ObjectRecord): boolean {
+  const erased = r.existence.stage === "shredded" || r.hardened;
+  assert(!erased || r.attrs.size === 0, "a shredded or hardened record holds no value atoms");
+  return erased;
+}
+
 function landmarkish(r: ObjectRecord | null | undefined): boolean {
   return r !== null && r !== undefined && (r.existence.system || r.placement.parent === null);
 }

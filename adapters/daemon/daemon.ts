@@ -138,7 +138,9 @@ export class Daemon {
       const at = new Date(clock()).toISOString();
       const boot: BootView = { ...opened.boot, mode: started.mode, at };
       const machine = { object: started.key.object, machineKey: machineKeyValue(started.key) };
-      return new Daemon(started.node, opened.store, boot, machine, clock, log);
+      const daemon = new Daemon(started.node, opened.store, boot, machine, clock, log);
+      daemon.resumeErasure();
+      return daemon;
     } catch (error) {
       await opened.store.close();
       throw error;
@@ -250,6 +252,21 @@ export class Daemon {
     this.durableUsn = usn;
     if (ready.erasure) this.startErasure();
     this.node.warmIndexes();
+  }
+
+  /**
+   * Erasure debt this data directory still owes from before the restart (the process died
+   * between a shred and the rebuild that pays it, or inside that rebuild): the plaintext is
+   * still in some file, and nothing else would start the rebuild before the next shred or
+   * size rotation. A rotation seals whatever generation the debt reaches, and its rebuild pays.
+   */
+  private resumeErasure(): void {
+    if (this.store.view().erasureDebt === 0) return;
+    try {
+      this.store.rotate();
+    } catch (error) {
+      this.log(`canopy: erasure debt could not be paid at boot: ${String(error)}`);
+    }
   }
 
   /**

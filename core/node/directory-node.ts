@@ -156,7 +156,10 @@ export class DirectoryNode {
     if (!this.changed) return null;
     this.changed = false;
     const batch = takeBatch(this.dir, this.meta(), this.persisted);
-    const erasure = this.pendingErasure;
+    // Both always: a shred or GC of this node's own, and any write (a replicated shred above
+    // all) that dropped value atoms for good.
+    const erased = this.dir.takeErasure();
+    const erasure = this.pendingErasure || erased;
     this.pendingErasure = false;
     return batch === null ? null : { batch, erasure };
   }

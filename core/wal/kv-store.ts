@@ -174,6 +174,11 @@ export class KvStore {
     return this.wal.marks();
   }
 
+  /** Shreds whose plaintext may still be in a file here (see ErasureDebt). */
+  get erasureDebt(): number {
+    return this.debt.count;
+  }
+
   view(): StorageView {
     return {
       files: this.files(),

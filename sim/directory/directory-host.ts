@@ -136,6 +136,14 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     this.picks = new PickIndex(this.labels.protectedIds);
   }
 
+  /**
+   * Erasure debt on this node's disk (see ErasureDebt) and whether the rotation that pays it
+   * is armed; null while the node is down.
+   */
+  get erasure(): { readonly debt: number; readonly armed: boolean } | null {
+    return this.store === null ? null : { debt: this.store.erasureDebt, armed: this.rotationArmed };
+  }
+
   onStart(ctx: NodeContext<ReplicationMessage>): void {
     this.boot(ctx);
   }
@@ -292,6 +300,9 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
         ? DirectoryNode.createDomain(ctx.prng, this.options.domainName, ctx.wallMs())
         : DirectoryNode.joining(ctx.prng));
     this.persist(ctx);
+    // Debt a crash left unpaid (it came between an erasure and its rotation, or inside the
+    // rebuild): the plaintext is still on disk, and nothing else would pay it.
+    if (this.store.erasureDebt > 0) this.armErasure(ctx);
     this.options.registry.register(this.options.simId, this.node.dir.nodeId);
     ctx.trace(
       "boot",
@@ -340,8 +351,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     store.commit([ready.batch]);
     if (ready.erasure) {
       store.markErasureDebt();
-      if (!this.rotationArmed) ctx.setTimer("rotate", rotateAfterErasureMs);
-      this.rotationArmed = true;
+      this.armErasure(ctx);
     }
     const out: ObjectRecord[] = [];
     if (!records) return out;
@@ -352,6 +362,12 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       out.push(record);
     }
     return out;
+  }
+
+  /** Arms the rotation that pays erasure debt, once per burst of erasures. */
+  private armErasure(ctx: NodeContext<ReplicationMessage>): void {
+    if (!this.rotationArmed) ctx.setTimer("rotate", rotateAfterErasureMs);
+    this.rotationArmed = true;
   }
 
   private ackAtoms(

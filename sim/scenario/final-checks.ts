@@ -8,6 +8,7 @@ import {
   schemaViolations,
   treeViolations,
 } from "../directory/oracles";
+import { erasureViolations } from "../directory/erasure-oracle";
 import type { ResurrectionOracle } from "../directory/resurrection-oracle";
 import type { Probes } from "./expectations";
 import { checkExpectation } from "./expectations";
@@ -97,6 +98,12 @@ export function finalViolations(
   add("no-resurrection", resurrection);
   for (const [simId, node] of judged) add("schema", schemaViolations(simId, node));
   add("rollback", rollbackViolations(judged));
+  const erasure: string[] = [];
+  for (const [simId, node] of all) {
+    const state = run.dw.hosts.get(simId)?.erasure ?? null;
+    if (state !== null) erasure.push(...erasureViolations(simId, node, run.dw.world.node(simId).fs, state));
+  }
+  add("erasure", erasure);
   const ctx = {
     nodes: all,
     hosts: run.dw.hosts,

@@ -1,0 +1,64 @@
+/**
+ * Goal: erasure debt that a crash left unpaid is paid when the daemon starts again. A daemon
+ * that dies after a shred's batch and its debt are durable, but before the rotation's rebuild
+ * has erased the older files, restarts with the plaintext still on disk; nothing else would
+ * start the rebuild before the next shred or a 64 MiB rotation, possibly never on a quiet
+ * node. Method: a real daemon on a temp dir writes a unique marker and closes; the shred is
+ * then committed exactly as the daemon's group commit does (the node booted from the store,
+ * its batch committed, the debt raised) and the store closed without rotating, as a kill at
+ * that point leaves it; a daemon opened on the directory must pay the debt on its own.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { randomBytes } from "node:crypto";
+import { afterAll, expect, it } from "vitest";
+import { DirectoryNode } from "../../core/node/directory-node";
+import { DurableStore } from "../storage/durable-store";
+import { filesContaining } from "../../test/storage/disk-bytes";
+import { CryptoRandom } from "./crypto-random";
+import { Daemon } from "./daemon";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it("pays at boot the erasure debt of a shred whose rebuild a crash cut short", async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-erasure-boot-"));
+  dirs.push(dataDir);
+  const log = (): void => {};
+  const marker = `SECRET-${randomBytes(12).toString("hex")}`;
+  const first = await Daemon.open({ dataDir, boot: "either", log });
+  const root = first.read((node, now) => node.root(now));
+  if (!root.ok) throw new Error("the new domain has a root");
+  const made = await first.write((node, now) =>
+    node.createQuiet(
+      { parent: root.value.id, name: "Vault", className: "organizationalUnit", attributes: { description: [marker] } },
+      now,
+    ),
+  );
+  if (!made.ok) throw new Error(`create refused: ${made.code}`);
+  await first.close();
+
+  // The shred as the daemon commits it, then the process "dies" before rotating.
+  const loader = DirectoryNode.loader(new CryptoRandom());
+  const opened = await DurableStore.openInto(dataDir, loader.put);
+  const node = loader.boot(Date.now());
+  if (node === null) throw new Error("the store holds a node");
+  expect(node.shred(made.value, Date.now()).ok).toBe(true);
+  const ready = node.ready();
+  expect(ready?.erasure).toBe(true);
+  opened.store.commit([ready!.batch]);
+  opened.store.markErasureDebt();
+  await opened.store.close();
+  expect(filesContaining(dataDir, marker).length).toBeGreaterThan(0);
+
+  const restarted = await Daemon.open({ dataDir, boot: "existing", log });
+  await restarted.whenStorageIdle();
+  const storage = restarted.storageView();
+  await restarted.close();
+  expect(storage.erasureDebt).toBe(0);
+  expect(storage.rebuild.lastOutcome?.ok).toBe(true);
+  expect(filesContaining(dataDir, marker)).toEqual([]);
+});
