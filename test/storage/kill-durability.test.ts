@@ -27,14 +27,18 @@ function lcg(seed: number): () => number {
   };
 }
 
-/** Runs the child until it printed `killAfterAcks` acks, SIGKILLs it, returns the acks seen. */
-function runAndKill(killAfterAcks: number): Promise<{ ready: number; acked: number[] }> {
+/**
+ * Runs the child until it printed `killAfterAcks` acks (and, with `untilSnapshot`, reported a
+ * completed rebuild), SIGKILLs it, returns the acks seen.
+ */
+function runAndKill(killAfterAcks: number, untilSnapshot = false): Promise<{ ready: number; acked: number[] }> {
   return new Promise((resolve, reject) => {
     const args = ["--import", "tsx", "test/storage/writer-child.ts", dataDir];
     const stdio: ["ignore", "pipe", "pipe"] = ["ignore", "pipe", "pipe"];
     const child = spawn(process.execPath, args, { cwd: repoRoot, stdio });
     const acked: number[] = [];
     let ready = -1;
+    let snapshot = false;
     let buffered = "";
     let stderr = "";
     let killed = false;
@@ -47,8 +51,10 @@ function runAndKill(killAfterAcks: number): Promise<{ ready: number; acked: numb
         const [word, n] = line.split(" ");
         if (word === "ready") ready = Number(n);
         if (word === "ack") acked.push(Number(n));
+        if (word === "snapshot") snapshot = true;
       }
-      if (!killed && ready >= 0 && acked.length >= killAfterAcks) {
+      // Bounded: the child stops after batchesMax batches and exits (a rejection here).
+      if (!killed && ready >= 0 && acked.length >= killAfterAcks && (snapshot || !untilSnapshot)) {
         killed = true;
         child.kill("SIGKILL");
       }
@@ -69,7 +75,11 @@ describe("kill -9 durability", () => {
     let rebuiltSnapshots = 0;
     for (let cycle = 0; cycle < cycles; cycle++) {
       const killAfter = Math.floor(random() * 600);
-      const { ready, acked } = await runAndKill(killAfter);
+      // The last cycle waits for a completed rebuild if no boot found one yet: on a loaded
+      // machine every kill could land before the first background rebuild finished, and a
+      // kill-only run would not cover a store that boots from a rebuilt snapshot.
+      const untilSnapshot = cycle === cycles - 1 && rebuiltSnapshots === 0;
+      const { ready, acked } = await runAndKill(killAfter, untilSnapshot);
       const where = `seed ${seed} cycle ${cycle}`;
       expect(ready, `${where}: resumes at or after the acks`).toBeGreaterThanOrEqual(ackedMax);
       ackedMax = Math.max(ackedMax, ...acked);
@@ -91,7 +101,6 @@ describe("kill -9 durability", () => {
       await store.close();
     }
     expect(ackedMax).toBeGreaterThan(0);
-    // With a 16 KiB rotation threshold, thousands of batches rotate many times.
-    if (ackedMax > 2000) expect(rebuiltSnapshots).toBeGreaterThan(0);
+    expect(rebuiltSnapshots, "a boot found a rebuilt snapshot").toBeGreaterThan(0);
   });
 });
