@@ -8,7 +8,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeKvBatch, encodeKvBatch, type KvBatch } from "./kv-batch";
 import { crc32Portable } from "./crc32";
-import { encodeRecord, encodeRecordScratch, LogScanner, scanLog, scanLogFinalValues, supersededValue } from "./record-codec";
+import {
+  encodeRecord,
+  encodeRecordScratch,
+  forEachPutRange,
+  LogScanner,
+  scanLog,
+  scanLogFinalValues,
+  supersededValue,
+} from "./record-codec";
 
 const key = fc.string({ minLength: 1, maxLength: 24, unit: "grapheme" });
 const batchArb: fc.Arbitrary<KvBatch> = fc.record({
@@ -244,5 +252,25 @@ describe("scanLogFinalValues", () => {
       [["b", "2"], ["c", supersededValue]],
       [["c", "2"]],
     ]);
+  });
+});
+
+describe("forEachPutRange", () => {
+  it("visits every put scanLog returns, in order, with its value's bytes, over any damage", () => {
+    fc.assert(
+      fc.property(fc.array(batchArb, { maxLength: 6 }), fc.nat(), (batches, cutAt) => {
+        const { log } = logOf(batches);
+        const cut = log.slice(0, log.length === 0 ? 0 : cutAt % (log.length + 1));
+        const seen: Array<[number, string, string]> = [];
+        forEachPutRange(cut, (seq, key, start, end) => {
+          seen.push([seq, key, new TextDecoder().decode(cut.subarray(start, end))]);
+        });
+        const expected = scanLog(cut).records.flatMap((r) =>
+          r.batch.puts.map(([key, value]): [number, string, string] => [r.seq, key, value]),
+        );
+        expect(seen).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -196,6 +196,31 @@ export function scanLogFinalValues(log: Uint8Array, expectSeq: number | null = n
   return { records, validBytes: offset, tornBytes: log.length - offset };
 }
 
+/**
+ * Every put of a log's valid records, in log order, with its value as a byte range of `log`
+ * instead of a string: for checks that read a few values of many (the simulator's erasure
+ * oracle decodes only those of the keys it judges). Stops where scanLog stops.
+ */
+export function forEachPutRange(
+  log: Uint8Array,
+  visit: (seq: number, key: string, valueStart: number, valueEnd: number) => void,
+): void {
+  let offset = 0;
+  // Bounded: each pass consumes a record of at least 16 bytes or stops.
+  for (let passes = 0; passes <= log.length; passes++) {
+    const frame = frameAt(log, offset);
+    if (frame === null) return;
+    const shape = decodeKvBatchShape(log.subarray(frame.payloadStart, frame.end));
+    if (shape === null) return;
+    const { putKeys, valueRanges } = shape;
+    for (let j = 0; j < putKeys.length; j++) {
+      const start = frame.payloadStart + valueRanges[2 * j]!;
+      visit(frame.seq, putKeys[j]!, start, frame.payloadStart + valueRanges[2 * j + 1]!);
+    }
+    offset = frame.end;
+  }
+}
+
 /** Scans a whole log in one go (see LogScanner for the rules). */
 export function scanLog(log: Uint8Array, expectSeq: number | null = null): LogScan {
   const scanner = new LogScanner(log, expectSeq);
