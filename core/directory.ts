@@ -209,10 +209,18 @@ export class Directory {
       const parent = record.placement.parent;
       const parentRecord = parent === null ? undefined : this.store.get(parent);
       const moved = previous !== undefined && previous.placement.parent !== parent;
-      if (parent !== null && (moved || parentRecord?.existence.stage !== "alive")) {
+      // Back alive (a restore, never a move): while dead it may have been pruned from the
+      // suspects, yet it may sit in a stored cycle it breaks
+      // (scenarios/regressions/revived-cycle-breaker-missing-from-lost-and-found.scn).
+      const revived = previous !== undefined && previous.existence.stage !== "alive";
+      if (parent !== null && (moved || revived || parentRecord?.existence.stage !== "alive")) {
         this.addSuspect(record.id);
       }
-      if (moved) this.addCycleMembers(record);
+      // A record first seen here after its children (replication is not in tree order) may
+      // close a stored cycle through them, as a move does
+      // (scenarios/regressions/cycle-closed-by-arriving-record.scn).
+      const arrivedAboveChildren = previous === undefined && this.store.hasChildren(record.id);
+      if (moved || revived || arrivedAboveChildren) this.addCycleMembers(record);
     }
     const died = record === null || (record.existence.stage !== "alive" && previous?.existence.stage === "alive");
     if (died) {
@@ -220,12 +228,16 @@ export class Directory {
     }
   }
 
-  /** A move may close a cycle whose breaker is another member: all members become suspects. */
+  /**
+   * A move (or a revival, or an arrival above existing children) may close a cycle whose
+   * breaker is any member: all members become suspects, the record included.
+   */
   private addCycleMembers(record: ObjectRecord): void {
     const members: Guid[] = [];
     let cursor = record.placement.parent;
     for (let depth = 0; cursor !== null && depth < 100_000; depth++) {
       if (cursor === record.id) {
+        this.addSuspect(record.id);
         for (const id of members) this.addSuspect(id);
         return;
       }

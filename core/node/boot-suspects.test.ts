@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../testing/seeded-random";
-import { make, secondMs, t0Ms, unwrap, withStoredCycle } from "../testing/node-fixture";
+import { freshDomain, make, secondMs, t0Ms, unwrap, withStoredCycle } from "../testing/node-fixture";
 import { DirectoryNode } from "./directory-node";
 
 function stored(node: DirectoryNode, into: Map<string, string>): void {
@@ -35,6 +35,60 @@ describe("boot settles repair suspects from the whole stored tree", () => {
       const booted = DirectoryNode.boot(seededRandom(9), order)!;
       expect(unwrap(booted.children(d.lostAndFound)).map((c) => c.id).sort()).toEqual(before);
     }
+  });
+});
+
+describe("a stored cycle's breaker deleted and restored by replication", () => {
+  it("is listed under /LostAndFound again, as on a node booted from the same records", () => {
+    const d = withStoredCycle();
+    const { node: n, b } = d;
+    const entries = new Map<string, string>();
+    stored(n, entries);
+    const listed = (node: DirectoryNode) => unwrap(node.children(d.lostAndFound)).map((c) => c.id);
+    expect(listed(n)).toEqual([b]); // B's placement claim is the later one: B breaks the cycle
+    // Replicated existence atoms (another node deleted, then restored B), as merges write them.
+    const setStage = (stage: "alive" | "deleted", atMs: number): void => {
+      const r = n.dir.get(b)!;
+      const usn = n.dir.allocateUsn();
+      const stamp = n.dir.stamp(r.existence.stamp, atMs, usn);
+      n.dir.write({ ...r, existence: { ...r.existence, stage, stamp }, usnChanged: usn });
+      n.markChanged();
+      stored(n, entries);
+    };
+    setStage("deleted", t0Ms + 3 * secondMs);
+    expect(listed(n)).not.toContain(b); // listing prunes B: dead, it needs no repair
+    setStage("alive", t0Ms + 4 * secondMs);
+    expect(listed(n)).toEqual([b]);
+    const booted = DirectoryNode.boot(seededRandom(9), entries)!;
+    expect(listed(booted)).toEqual([b]);
+  });
+});
+
+describe("a record that arrives after its children and closes a stored cycle", () => {
+  it("is listed under /LostAndFound when its claim is the latest, as after a boot", () => {
+    const d = freshDomain();
+    const n = d.node;
+    const x = make(n, d.root, "X");
+    const y = make(n, d.root, "Y");
+    const rx = n.dir.get(x)!;
+    const ry = n.dir.get(y)!;
+    // Replicated as merges write them, Y first: Y under X (X not known here yet), then X
+    // under Y with the later claim.
+    n.dir.purge(x);
+    const place = (r: typeof rx, parent: string, atMs: number): void => {
+      const usn = n.dir.allocateUsn();
+      const stamp = n.dir.stamp(r.placement.stamp, atMs, usn);
+      n.dir.write({ ...r, placement: { ...r.placement, parent, stamp }, usnChanged: usn });
+      n.markChanged();
+    };
+    place(ry, x, t0Ms + 2 * secondMs);
+    const listed = (node: DirectoryNode) => unwrap(node.children(d.lostAndFound)).map((c) => c.id);
+    expect(listed(n)).toEqual([y]); // an orphan while X is unknown
+    place(rx, y, t0Ms + 3 * secondMs);
+    expect(listed(n)).toEqual([x]);
+    const entries = new Map<string, string>();
+    stored(n, entries);
+    expect(listed(DirectoryNode.boot(seededRandom(9), entries)!)).toEqual([x]);
   });
 });
 

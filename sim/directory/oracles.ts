@@ -179,7 +179,10 @@ function firstDiff(a: string, b: string, nameA: string, nameB: string): string {
   return "same";
 }
 
-/** Oracle 4: the effective parent graph is a tree at the root; alive sibling names unique. */
+/**
+ * Oracle 4: the effective parent graph is a tree at the root; alive sibling names unique; the
+ * /LostAndFound listing names exactly the objects under it.
+ */
 export function treeViolations(
   simId: string,
   node: DirectoryNode,
@@ -189,6 +192,7 @@ export function treeViolations(
   const landmarks = node.dir.landmarks();
   if (landmarks === null) return out;
   const names = new Map<string, string>();
+  const underLostAndFound = new Set<string>();
   for (const r of node.dir.store.all()) {
     if (r.existence.stage !== "alive") continue;
     const chain = view.chain(r);
@@ -209,6 +213,20 @@ export function treeViolations(
     if (other !== undefined)
       out.push(`${simId}: ${r.id} and ${other} share the effective name ${f.effectiveName}`);
     names.set(key, r.id);
+    if (f.effectiveParent === landmarks.lostAndFound) underLostAndFound.add(r.id);
+  }
+  // Repairs land under /LostAndFound: its listing names exactly the objects whose effective
+  // parent it is (a repair the listing misses once hid a cycle breaker; see
+  // scenarios/regressions/cycle-closed-by-arriving-record.scn).
+  if (landmarks.lostAndFound !== null) {
+    const listing = node.children(landmarks.lostAndFound);
+    const listed = new Set(listing.ok ? listing.value.map((c) => c.id) : []);
+    for (const id of underLostAndFound) {
+      if (!listed.has(id)) out.push(`${simId}: ${id} is under /LostAndFound but not in its listing`);
+    }
+    for (const id of listed) {
+      if (!underLostAndFound.has(id)) out.push(`${simId}: ${id} is listed under /LostAndFound but not there`);
+    }
   }
   return out;
 }
