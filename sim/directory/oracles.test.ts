@@ -9,10 +9,10 @@
 import { describe, expect, it } from "vitest";
 import type { DirectoryNode } from "../../core/node/directory-node";
 import type { ObjectRecord } from "../../core/store/record";
-import { freshDomain, t0Ms, unwrap } from "../../core/testing/node-fixture";
+import { freshDomain, t0Ms, unwrap, withStoredCycle } from "../../core/testing/node-fixture";
 import { RoundTracker } from "../scenario/round-tracker";
 import { Ledger } from "./ledger";
-import { durabilityViolations } from "./oracles";
+import { durabilityViolations, treeViolations } from "./oracles";
 import { ResurrectionOracle } from "./resurrection-oracle";
 
 /** Writes `record` with a forged existence, as a buggy merge would. */
@@ -117,5 +117,21 @@ describe("the durability oracle", () => {
     const nodes = new Map([["n1", node]]);
     expect(durabilityViolations(ledger, nodes, { purged: () => false }).join()).toMatch(/n1 lacks/);
     expect(durabilityViolations(ledger, nodes, { purged: () => true })).toEqual([]);
+  });
+});
+
+describe("the tree oracle", () => {
+  it("accepts a broken stored cycle: the breaker listed under /LostAndFound only", () => {
+    const { node } = withStoredCycle();
+    expect(treeViolations("n1", node)).toEqual([]);
+  });
+
+  it("flags a repair that /LostAndFound's listing misses", () => {
+    const { node, b } = withStoredCycle();
+    // The breaker keeps its repaired path, but the directory forgets it as a suspect, as a
+    // revived or late-arriving cycle member once was never filed.
+    node.dir.dropRepairSuspect(b);
+    const found = treeViolations("n1", node);
+    expect(found.some((v) => v.includes(`${b} is under /LostAndFound but not in its listing`))).toBe(true);
   });
 });

@@ -227,6 +227,19 @@ export function treeViolations(
     for (const id of listed) {
       if (!underLostAndFound.has(id)) out.push(`${simId}: ${id} is listed under /LostAndFound but not there`);
     }
+    // ...and its stored parent, when that is alive (a broken cycle), no longer lists it.
+    const storedParents = new Map<string, string[]>();
+    for (const id of underLostAndFound) {
+      const parent = node.dir.get(id)?.placement.parent ?? null;
+      if (parent === null || parent === landmarks.lostAndFound) continue;
+      if (node.dir.get(parent)?.existence.stage !== "alive") continue;
+      storedParents.set(parent, [...(storedParents.get(parent) ?? []), id]);
+    }
+    for (const [parent, ids] of storedParents) {
+      const there = node.children(parent);
+      const names = new Set(there.ok ? there.value.map((c) => c.id) : []);
+      for (const id of ids) if (names.has(id)) out.push(`${simId}: ${id} is under /LostAndFound but listed under ${parent}`);
+    }
   }
   return out;
 }
