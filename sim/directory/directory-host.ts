@@ -52,10 +52,10 @@ export const simRotateBytes = 4 * 1024 * 1024;
  * erases a replicated shred (not only the shredding one), the standard workload's shreds reach
  * each node every few seconds: at 2 s, the earlier value, each node rebuilt its whole snapshot
  * every few seconds (standard seeds +16 % CPU, rotations 61 -> 230 a seed); at 30 s a run
- * rotates somewhat more often than before every node erased. What is checked does not depend
- * on it: the erasure oracle judges a node still owing debt on a copy of its disk rotated as
- * this timer will (sim/directory/erasure-oracle.ts). Crashes inside the window exercise the
- * boot that finds debt outstanding.
+ * rotates somewhat more often than before every node erased. The erasure oracle judges the
+ * files of nodes whose debt is paid, so a longer window leaves fewer of them judged at the end
+ * of a run (a node that never raises debt is judged all the same: its debt stays 0). Crashes
+ * inside the window exercise the boot that finds debt outstanding.
  */
 const rotateAfterErasureMs = 30_000;
 
