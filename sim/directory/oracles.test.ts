@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { DirectoryNode } from "../../core/node/directory-node";
 import type { ObjectRecord } from "../../core/store/record";
 import { freshDomain, t0Ms, unwrap, withStoredCycle } from "../../core/testing/node-fixture";
+import { EffectiveView } from "../../core/view/effective-view";
 import { RoundTracker } from "../scenario/round-tracker";
 import { Ledger } from "./ledger";
 import { durabilityViolations, treeViolations } from "./oracles";
@@ -124,6 +125,22 @@ describe("the tree oracle", () => {
   it("accepts a broken stored cycle: the breaker listed under /LostAndFound only", () => {
     const { node } = withStoredCycle();
     expect(treeViolations("n1", node)).toEqual([]);
+  });
+
+  it("flags an effective parent that is neither the stored one nor /LostAndFound", () => {
+    const d = freshDomain();
+    const ou = unwrap(d.node.create({ parent: d.root, name: "OU", className: "organizationalUnit" }, t0Ms)).id;
+    const user = unwrap(d.node.create({ parent: ou, name: "U", className: "user" }, t0Ms)).id;
+    expect(treeViolations("n1", d.node)).toEqual([]);
+    // A view that placed U under the root (no listing would show it there).
+    class Misplacing extends EffectiveView {
+      override of(record: ObjectRecord) {
+        const facts = super.of(record);
+        return record.id === user ? { ...facts, effectiveParent: d.root } : facts;
+      }
+    }
+    const found = treeViolations("n1", d.node, new Misplacing(d.node.dir));
+    expect(found.some((v) => v.includes(`${user} has effective parent ${d.root}, neither`))).toBe(true);
   });
 
   it("flags a repair that /LostAndFound's listing misses", () => {

@@ -180,8 +180,9 @@ function firstDiff(a: string, b: string, nameA: string, nameB: string): string {
 }
 
 /**
- * Oracle 4: the effective parent graph is a tree at the root; alive sibling names unique; the
- * /LostAndFound listing names exactly the objects under it.
+ * Oracle 4: the effective parent graph is a tree at the root; alive sibling names unique;
+ * listings agree with effective parents: /LostAndFound's names exactly the objects under it,
+ * elsewhere an effective parent is the stored one (whose stored children the listing is).
  */
 export function treeViolations(
   simId: string,
@@ -214,6 +215,11 @@ export function treeViolations(
       out.push(`${simId}: ${r.id} and ${other} share the effective name ${f.effectiveName}`);
     names.set(key, r.id);
     if (f.effectiveParent === landmarks.lostAndFound) underLostAndFound.add(r.id);
+    // Repairs only ever move an object to /LostAndFound: anywhere else the listing is the
+    // stored children, so an effective parent elsewhere must be the stored one.
+    else if (f.effectiveParent !== r.placement.parent) {
+      out.push(`${simId}: ${r.id} has effective parent ${f.effectiveParent}, neither its stored parent nor /LostAndFound`);
+    }
   }
   // Repairs land under /LostAndFound: its listing names exactly the objects whose effective
   // parent it is (a repair the listing misses once hid a cycle breaker; see
