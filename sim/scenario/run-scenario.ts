@@ -49,6 +49,7 @@ export interface RunReport {
 /** Mutable state of one run, shared by the phases below. */
 interface Run {
   readonly s: Scenario;
+  readonly seed: number;
   readonly dw: DirectoryWorld;
   readonly judged: readonly string[];
   readonly rounds: RoundTracker;
@@ -153,6 +154,7 @@ function setUp(s: Scenario, options: RunOptions): Run {
   oracles.oracle = oracle;
   return {
     s,
+    seed: options.seed,
     dw,
     judged,
     rounds,
