@@ -409,9 +409,12 @@ export class Directory {
  * A module function, not a closure in noteChange: under the simulator's transpiler every
  * closure creation also names the function (esbuild's keepNames), which was ~2 % of a run.
  */
-/** A record whose values are gone for good: shredded, or a hardened skeleton (no atoms). */
+/**
+ * A record whose values are gone for good: shredded, or a hardened skeleton (no atoms) that no
+ * restore brought back (merge-record.ts counts `hardened` only while the record is not alive).
+ */
 function erasedForGood(r: ObjectRecord): boolean {
-  const erased = r.existence.stage === "shredded" || r.hardened;
+  const erased = r.existence.stage === "shredded" || (r.hardened && r.existence.stage !== "alive");
   assert(!erased || r.attrs.size === 0, "a shredded or hardened record holds no value atoms");
   return erased;
 }

@@ -151,6 +151,29 @@ describe("restore", () => {
   });
 });
 
+describe("restore of a subtree whose descendant this node already hardened", () => {
+  it("brings the descendant back as an alive record, no longer a hardened skeleton", () => {
+    const s = setup();
+    unwrap(s.node.putAttribute(s.configuration, "timeUntilShred", ["15"], t0Ms));
+    unwrap(s.node.delete(s.b, t0Ms + secondMs)); // B and C, delete root B
+    // B's existence atom re-stamped later, as a merged concurrent delete of B from another
+    // node would leave it: C's delete stamp is now the older one and ages out first.
+    const rb = s.node.dir.get(s.b)!;
+    const usn = s.node.dir.allocateUsn();
+    const stamp = s.node.dir.stamp(rb.existence.stamp, t0Ms + 10 * secondMs, usn);
+    s.node.dir.write({ ...rb, existence: { ...rb.existence, stamp }, usnChanged: usn });
+    unwrap(s.node.gc(t0Ms + 20 * secondMs));
+    expect(s.node.dir.get(s.c)?.hardened).toBe(true);
+    expect(s.node.dir.get(s.b)?.hardened).toBe(false);
+    unwrap(s.node.restore(s.b, t0Ms + 21 * secondMs));
+    const c = s.node.dir.get(s.c)!;
+    expect(c.existence.stage).toBe("alive");
+    expect(c.hardened).toBe(false);
+    unwrap(s.node.putAttribute(s.c, "description", ["after"], t0Ms + 22 * secondMs));
+    expect(s.node.dir.get(s.c)?.hardened).toBe(false);
+  });
+});
+
 describe("mutations aimed at a tombstone fail with already-deleted (rule 1)", () => {
   it("attribute writes, renames, moves, creates beneath, deletes", () => {
     const s = setup();

@@ -5,7 +5,11 @@ import type { ObjectRecord, Stage } from "../store/record";
 /**
  * One lifecycle transition as an originating write: the existence atom takes the new stage
  * under a fresh stamp (delete, restore and shred share this); `attrs` may replace the value
- * atoms under the same USN (shred erases them, restore re-originates them).
+ * atoms under the same USN (shred erases them, restore re-originates them). A record that
+ * comes back alive is no longer a hardened skeleton, as a merged restore makes it
+ * (core/merge/merge-record.ts): a restore lifts descendants of its delete that this node's GC
+ * hardened when their own, older delete stamps aged out before the root's
+ * (scenarios/regressions/restore-lifts-hardened-descendant.scn).
  */
 export function writeStage(
   dir: Directory,
@@ -28,5 +32,6 @@ export function writeStage(
     },
     attrs: change.attrs === undefined ? record.attrs : change.attrs(usn),
     usnChanged: usn,
+    hardened: record.hardened && change.stage !== "alive",
   });
 }

@@ -6,9 +6,9 @@ import { snapDir, walDir } from "../../core/wal/generation-names";
 import { forEachPutRange } from "../../core/wal/record-codec";
 import { decodeUtf8Range } from "../../core/wal/utf8-range";
 
-/** A record whose values are gone for good: shredded, or a hardened skeleton. */
+/** A record whose values are gone for good: shredded, or a hardened skeleton not restored. */
 function erased(r: ObjectRecord): boolean {
-  return r.existence.stage === "shredded" || r.hardened;
+  return r.existence.stage === "shredded" || (r.hardened && r.existence.stage !== "alive");
 }
 
 /**
@@ -30,13 +30,14 @@ export function erasureViolations(
   fs: FileSystem,
   erasure: { readonly debt: number; readonly armed: boolean },
 ): string[] {
-  if (erasure.debt > 0) {
-    return erasure.armed ? [] : [`${simId}: owes erasure debt ${erasure.debt} with no rotation armed to pay it`];
-  }
+  const out: string[] = [];
   const keys = new Set<string>();
   for (const r of node.dir.store.all()) if (erased(r)) keys.add(`o/${r.id}`);
-  if (keys.size === 0) return [];
-  const out: string[] = [];
+  if (erasure.debt > 0) {
+    if (!erasure.armed) out.push(`${simId}: owes erasure debt ${erasure.debt} with no rotation armed to pay it`);
+    return out;
+  }
+  if (keys.size === 0) return out;
   for (const dir of [walDir, snapDir]) {
     for (const name of fs.list(dir).sort()) {
       if (!name.endsWith(".log") && !name.endsWith(".snap")) continue;

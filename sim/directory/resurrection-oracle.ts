@@ -19,7 +19,8 @@ interface NodeMemory {
  * - the existence atom never goes back in the merge order (shredded absorbing, then stamps);
  * - a shredded object never comes back alive or deleted;
  * - deleted -> alive happens only through an acknowledged restore (its stamp is in the ledger);
- * - an object the node's GC purged never comes back alive (no lingering objects).
+ * - an object the node's GC purged never comes back alive (no lingering objects);
+ * - an alive record is no hardened skeleton (a restore clears the flag).
  * A node whose disk was rolled back starts a fresh memory: its older state is what the
  * rollback oracle judges, not this one.
  */
@@ -62,7 +63,13 @@ export class ResurrectionOracle {
     const from = usn < m.seenUsn ? 0 : m.seenUsn;
     for (const { id } of node.dir.store.changedAfter(from, Number.MAX_SAFE_INTEGER)) {
       const record = node.dir.get(id);
-      if (record !== undefined) this.examine(simId, m, id, record.existence, out);
+      if (record === undefined) continue;
+      this.examine(simId, m, id, record.existence, out);
+      // A hardened skeleton a restore brings back is an alive record again (merge-record.ts
+      // clears the flag): kept, it kept GC off the record's residue on this node alone.
+      if (record.hardened && record.existence.stage === "alive") {
+        out.push(`${simId}: ${id} came back alive still flagged as a hardened skeleton`);
+      }
     }
     m.seenUsn = usn;
   }
