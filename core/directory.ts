@@ -45,7 +45,7 @@ export class Directory {
   private landmarkCache: Landmarks | null = null;
   /** Records that may be under a derived placement repair (pruned when listed). */
   private suspects = new Set<Guid>();
-  /** A write erased a record's values for good since the last `takeErasure` (see `write`). */
+  /** A write or purge erased a record's values for good since the last `takeErasure`. */
   private valuesErased = false;
   /** True while `load` notes a record: suspects are settled at `endLoad`. */
   private loading = false;
@@ -103,16 +103,22 @@ export class Directory {
     this.noteChange(record, previous);
   }
 
-  /** Whether a write erased a record's values for good since the last call (see `write`). */
+  /** Whether a write or purge erased a record's values for good since the last call. */
   takeErasure(): boolean {
     const erased = this.valuesErased;
     this.valuesErased = false;
     return erased;
   }
 
+  /**
+   * Removes a record for good (GC past the purge horizon). A record purged before its values
+   * were erased (a tombstone GC never hardened: a restore window longer than the purge
+   * horizon) leaves them in older files, an erasure like a shred's.
+   */
   purge(id: Guid): void {
     const previous = this.store.get(id);
     if (previous === undefined) return;
+    if (!erasedForGood(previous)) this.valuesErased = true;
     this.store.remove(id);
     this.noteChange(null, previous);
   }

@@ -106,6 +106,23 @@ describe("purging past maxTimeApart", () => {
     expect(s.node.journal().at(-1)).toMatchObject({ kind: "gc" });
   });
 
+  it("raises erasure for a purge before hardening, not for purging hardened skeletons", () => {
+    const s = setup();
+    unwrap(s.node.gc(at(restoreS + 1)));
+    expect(s.node.ready()?.erasure).toBe(true); // hardening dropped Bob's values
+    expect(unwrap(s.node.gc(at(purgeS + 1))).purged).toBe(2);
+    expect(s.node.ready()?.erasure).toBe(false); // nothing left to erase
+    // A restore window longer than the purge horizon: the tombstone purges with its values.
+    const d = freshDomain();
+    unwrap(d.node.putAttribute(d.configuration, "timeUntilShred", [String(2 * purgeS)], t0Ms));
+    unwrap(d.node.putAttribute(d.configuration, "maxTimeApart", [String(purgeS)], t0Ms));
+    const carol = make(d.node, d.root, "carol", "user", t0Ms, { givenName: ["Carol-marker"] });
+    unwrap(d.node.delete(carol, t0Ms));
+    d.node.ready();
+    expect(unwrap(d.node.gc(at(purgeS + 1)))).toMatchObject({ hardened: 0, purged: 1 });
+    expect(d.node.ready()?.erasure).toBe(true);
+  });
+
   it("purges shredded tombstones too, and never touches alive objects", () => {
     const s = setup();
     const other = make(s.node, s.root, "other", "user");

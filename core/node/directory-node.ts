@@ -59,7 +59,6 @@ export interface NodeSummary {
 export class DirectoryNode {
   replication: ReplicationState = emptyReplicationState();
   purgeHorizonMs: number | null = null;
-  private pendingErasure = false;
   private changed = false;
   /** The replication state parts already persisted (unchanged parts are not written again). */
   private readonly persisted = new PersistedReplication();
@@ -156,11 +155,9 @@ export class DirectoryNode {
     if (!this.changed) return null;
     this.changed = false;
     const batch = takeBatch(this.dir, this.meta(), this.persisted);
-    // Both always: a shred or GC of this node's own, and any write (a replicated shred above
-    // all) that dropped value atoms for good.
-    const erased = this.dir.takeErasure();
-    const erasure = this.pendingErasure || erased;
-    this.pendingErasure = false;
+    // A shred or GC of this node's own or a merged shred: the directory saw each write that
+    // erased values for good, and each purge (Directory.write, Directory.purge).
+    const erasure = this.dir.takeErasure();
     return batch === null ? null : { batch, erasure };
   }
 
@@ -291,7 +288,6 @@ export class DirectoryNode {
     return this.mutate(
       () => shredObject(this.dir, id, nowMs),
       (n) => {
-        this.pendingErasure = true;
         this.dir.journal.add(nowMs, "shred", `shredded ${n} record(s) under ${id}`);
         return ok({ id, shredded: n });
       },
@@ -302,7 +298,6 @@ export class DirectoryNode {
     const outcome = collectGarbage(this.dir, nowMs);
     this.purgeHorizonMs = outcome.purgeHorizonMs;
     this.changed = true;
-    if (outcome.hardened + outcome.purged > 0) this.pendingErasure = true;
     return ok({
       purgeHorizon: msToTimestamp(outcome.purgeHorizonMs),
       hardened: outcome.hardened,
