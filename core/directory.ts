@@ -7,7 +7,7 @@ import type { Random } from "./ports";
 import type { CompiledSchema, DefinitionInput } from "./schema";
 import { compileSchemaMemo, definitionContentNumber, schemaMemoKey } from "./schema/compile-memo";
 import type { ObjectRecord, ValueAtom } from "./store/record";
-import { firstValue } from "./store/record";
+import { firstValue, valuesErased } from "./store/record";
 import type { Stamp } from "./store/stamp";
 import { nextStamp } from "./store/stamp";
 import { Store } from "./store/store";
@@ -415,12 +415,9 @@ export class Directory {
  * A module function, not a closure in noteChange: under the simulator's transpiler every
  * closure creation also names the function (esbuild's keepNames), which was ~2 % of a run.
  */
-/**
- * A record whose values are gone for good: shredded, or a hardened skeleton (no atoms) that no
- * restore brought back (merge-record.ts counts `hardened` only while the record is not alive).
- */
+/** `valuesErased`, asserting what it implies: no value atoms left. */
 function erasedForGood(r: ObjectRecord): boolean {
-  const erased = r.existence.stage === "shredded" || (r.hardened && r.existence.stage !== "alive");
+  const erased = valuesErased(r);
   assert(!erased || r.attrs.size === 0, "a shredded or hardened record holds no value atoms");
   return erased;
 }

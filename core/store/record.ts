@@ -93,6 +93,15 @@ export interface ObjectRecord {
   readonly hardened: boolean;
 }
 
+/**
+ * Whether a record's values are gone for good: shredded, or a hardened skeleton that no
+ * restore brought back (a restore clears `hardened`, and the merge counts it only while the
+ * record is not alive). Either holds no value atoms.
+ */
+export function valuesErased(record: ObjectRecord): boolean {
+  return record.existence.stage === "shredded" || (record.hardened && record.existence.stage !== "alive");
+}
+
 export function presentValues(record: ObjectRecord, attr: string): ValueAtom[] {
   const atoms = record.attrs.get(attr);
   if (atoms === undefined) return [];

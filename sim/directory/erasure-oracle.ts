@@ -1,15 +1,10 @@
 import type { DirectoryNode } from "../../core/node/directory-node";
 import { decodeRecord } from "../../core/store/record-codec";
-import type { ObjectRecord } from "../../core/store/record";
+import { valuesErased } from "../../core/store/record";
 import type { FileSystem } from "../../core/wal/fs-port";
 import { snapDir, walDir } from "../../core/wal/generation-names";
 import { forEachPutRange } from "../../core/wal/record-codec";
 import { decodeUtf8Range } from "../../core/wal/utf8-range";
-
-/** A record whose values are gone for good: shredded, or a hardened skeleton not restored. */
-function erased(r: ObjectRecord): boolean {
-  return r.existence.stage === "shredded" || (r.hardened && r.existence.stage !== "alive");
-}
 
 /**
  * Erasure, at the end of a run (DESIGN, "Where SPEC is silent": after a shred nothing of a
@@ -32,7 +27,7 @@ export function erasureViolations(
 ): string[] {
   const out: string[] = [];
   const keys = new Set<string>();
-  for (const r of node.dir.store.all()) if (erased(r)) keys.add(`o/${r.id}`);
+  for (const r of node.dir.store.all()) if (valuesErased(r)) keys.add(`o/${r.id}`);
   if (erasure.debt > 0) {
     if (!erasure.armed) out.push(`${simId}: owes erasure debt ${erasure.debt} with no rotation armed to pay it`);
     return out;
