@@ -111,10 +111,9 @@ export function finalViolations(
   // One node every fourth seed, chosen by the seed: restarting all five nodes of every run
   // cost ~3 % of a standard seed, one node per run ~2 %. A battery still judges every node.
   const up = [...all.keys()].sort();
-  const restarted = run.seed % bootEvery === 0 ? up[(run.seed / bootEvery) % Math.max(up.length, 1)] : undefined;
-  const restartedNode = restarted === undefined ? undefined : all.get(restarted);
-  if (restarted !== undefined && restartedNode !== undefined) {
-    add("boot", bootViolations(restarted, restartedNode, run.dw.world.node(restarted).fs));
+  if (run.seed % bootEvery === 0 && up.length > 0) {
+    const restarted = up[(run.seed / bootEvery) % up.length]!;
+    add("boot", bootViolations(restarted, all.get(restarted)!, run.dw.world.node(restarted).fs));
   }
   const ctx = {
     nodes: all,
