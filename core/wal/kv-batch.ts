@@ -8,6 +8,7 @@
  */
 import { assert } from "../assert";
 import { decodeUtf8Range } from "./utf8-range";
+import { writeUtf8 } from "./utf8-write";
 import { walLimits } from "./wal-limits";
 
 export interface KvBatch {
@@ -17,7 +18,6 @@ export interface KvBatch {
 
 const formatV1 = 1;
 const headerBytes = 9;
-const encoder = new TextEncoder();
 
 /**
  * Encodes a batch. Replay applies a batch's puts in order, then its deletes, so a key both put
@@ -32,7 +32,7 @@ export function encodeKvBatch(batch: KvBatch): Uint8Array {
  * log record's header), and returns the scratch's used part: valid only until the next
  * encoding, so the caller copies it out or hands it to a write that copies it.
  *
- * Strings are encoded straight into the scratch buffer (`encodeInto`, its length prefix
+ * Strings are encoded straight into the scratch buffer (`writeUtf8`, its length prefix
  * written after): `encode` per string allocated a buffer for each and copied it again, 3-4x
  * slower (every WAL append and snapshot rebuild encodes). The bytes are the same: both
  * encoders turn a string into the same UTF-8.
@@ -62,8 +62,7 @@ export function encodeKvBatchScratch(batch: KvBatch, headroom: number): Uint8Arr
  * closure per batch: tsx's keepNames names every closure it creates, which costs.
  */
 function putString(out: Uint8Array, view: DataView, at: number, text: string, isKey: boolean): number {
-  const { read, written } = encoder.encodeInto(text, out.subarray(at + 4));
-  assert(read === text.length, "the scratch buffer holds the whole string");
+  const written = writeUtf8(text, out, at + 4);
   if (isKey) assert(written > 0 && written <= walLimits.keyBytesMax, `bad key length ${text.length}`);
   view.setUint32(at, written, true);
   return at + 4 + written;

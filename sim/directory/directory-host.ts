@@ -10,7 +10,9 @@ import { JsonMemo } from "./json-memo";
 import { RecordMemo } from "./record-memo";
 import { useNativeCrc32 } from "../../core/wal/crc32";
 import { useNativeUtf8Range } from "../../core/wal/utf8-range";
+import { useNativeUtf8Write } from "../../core/wal/utf8-write";
 import { nodeUtf8Slice } from "./node-utf8-slice";
+import { nodeUtf8Write } from "./node-utf8-write";
 import { KvStore } from "../../core/wal/kv-store";
 import { VerifiedRecords } from "../../core/wal/verified-records";
 import type { NodeContext, SimNodeHost } from "../world";
@@ -36,6 +38,9 @@ useNativeCrc32(typeof zlib.crc32 === "function" ? zlib.crc32 : null);
 // Every boot decodes each key and value of the log it replays: Buffer's utf8Slice reads a
 // byte range in place, where core's portable decoder allocates a view per string.
 useNativeUtf8Range(nodeUtf8Slice);
+// Every WAL append and rebuild encodes each key and value: Buffer's utf8Write writes at an
+// offset in place, where encodeInto wants a view (and returns an object) per string.
+useNativeUtf8Write(nodeUtf8Write);
 
 /**
  * The log size at which a simulated node rotates (and rebuilds its snapshot). The daemon's
