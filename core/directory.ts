@@ -146,19 +146,33 @@ export class Directory {
     this.suspects.clear();
     this.suspectNames.clear();
     this.suspectsSorted = null;
-    // Records with children: 1 on the walk under way, 2 settled.
+    // Records with children: 1 on the walk under way, 2 settled. Only they enter `state` (a
+    // walk's start only when it has children; every later record of a walk is a parent), so a
+    // start without children is not looked up there; each walk step looks up its record once.
     const state = new Map<Guid, 1 | 2>();
     for (const start of this.store.all()) {
-      if (state.has(start.id)) continue;
+      const startHasChildren = this.store.hasChildren(start.id);
+      if (startHasChildren && state.has(start.id)) continue;
       const walk: ObjectRecord[] = [];
       let cursor: ObjectRecord | undefined = start;
-      while (cursor !== undefined && !state.has(cursor.id)) {
-        if (cursor !== start || this.store.hasChildren(cursor.id)) {
+      let reached: 1 | 2 | undefined;
+      while (cursor !== undefined) {
+        if (cursor !== start) {
+          reached = state.get(cursor.id);
+          if (reached !== undefined) break;
+        }
+        const walked = cursor !== start || startHasChildren;
+        if (walked) {
           state.set(cursor.id, 1);
           walk.push(cursor);
         }
         const parent: Guid | null = cursor.placement.parent;
-        if (parent === null) break;
+        if (parent === null) {
+          // The walk ends on a record of its own (the root): the cycle step below files it
+          // as it always has (an alive root is a suspect with nothing to repair).
+          if (walked) reached = 1;
+          break;
+        }
         const parentRecord = this.store.get(parent);
         if (cursor.existence.stage === "alive" && parentRecord?.existence.stage !== "alive") {
           this.addSuspect(cursor.id);
@@ -166,7 +180,7 @@ export class Directory {
         cursor = parentRecord;
       }
       // Arriving at a record of this very walk closes a cycle: its members are suspects.
-      if (cursor !== undefined && state.get(cursor.id) === 1) {
+      if (cursor !== undefined && reached === 1) {
         for (let i = walk.length - 1; i >= 0; i--) {
           const member = walk[i]!;
           if (member.existence.stage === "alive") this.addSuspect(member.id);
