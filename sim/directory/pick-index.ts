@@ -9,6 +9,11 @@ class IdList {
 
   add(id: Guid): void {
     if (this.pos.has(id)) return;
+    this.appendNew(id);
+  }
+
+  /** `add` of an id known not to be listed (a rebuild meets each id once). */
+  appendNew(id: Guid): void {
     this.pos.set(id, this.ids.length);
     this.ids.push(id);
   }
@@ -96,6 +101,8 @@ export class PickIndex {
       this.seenUsn = 0;
       this.lists.clear();
       this.member.clear();
+      this.rebuild(node);
+      return;
     }
     if (node.dir.usn === this.seenUsn) return;
     const root = node.dir.landmarks()?.root ?? null;
@@ -105,6 +112,29 @@ export class PickIndex {
       if (id === null) continue;
       const r = node.dir.get(id);
       this.place(id, r === undefined || this.excluded.has(id) ? 0 : classify(r, root));
+    }
+    this.seenUsn = node.dir.usn;
+  }
+
+  /**
+   * `refresh` from empty lists: what placing every id of the change log in order gives (the
+   * log lists each record once, so each id comes once, in USN order, into the lists of its
+   * classes, in class order), without the lookups of ids already listed that `place` makes
+   * for a change.
+   */
+  private rebuild(node: DirectoryNode): void {
+    const root = node.dir.landmarks()?.root ?? null;
+    const log = node.dir.store.changeLog();
+    const lists = classesInOrder.map((c) => this.list(c));
+    const listBits = classesInOrder.map((c) => classBits[c]);
+    for (let at = log.positionAfter(0); at < log.length; at++) {
+      const id = log.idAt(at);
+      if (id === null) continue;
+      const r = node.dir.get(id);
+      const classes = r === undefined || this.excluded.has(id) ? 0 : classify(r, root);
+      if (classes === 0) continue;
+      for (let c = 0; c < lists.length; c++) if ((classes & listBits[c]!) !== 0) lists[c]!.appendNew(id);
+      this.member.set(id, classes);
     }
     this.seenUsn = node.dir.usn;
   }
