@@ -10,8 +10,9 @@
  *   --replay                                    run each seed twice and compare trace hashes
  *   --shrink [--out FILE]                       shrink a failing (scenario, seed) to a small file
  *   --print                                     print the scenario text (e.g. of a swarm seed)
- * Exit code 1 on any failure. This file is the only one in sim/ that reads the wall clock, and
- * only to print wall milliseconds (performance.now); the simulation never sees it.
+ * Exit code 1 on any failure. A range of seeds shows its progress on stderr every 10 s. This
+ * file is the only one in sim/ that reads the wall clock, and only to print wall milliseconds
+ * and progress (performance.now); the simulation never sees it.
  */
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -27,6 +28,7 @@ import type { Scenario, SeedRange } from "./scenario/scenario";
 import { shrink } from "./scenario/shrink";
 import { presetScenario, swarmScenario } from "./scenario/swarm";
 import { ensureSimulatorFlags, runShapeOfArgs } from "./runtime-flags";
+import { SeedProgress } from "./seed-progress";
 
 interface Args {
   readonly flags: Set<string>;
@@ -114,11 +116,23 @@ function runOne(s: Scenario, seed: number, args: Args, single: boolean): RunRepo
   return divergence === null ? report : { ...report, pass: false };
 }
 
+/** Progress lines on stderr for a range of more than one seed (see SeedProgress). */
+function progressOf(label: string, range: SeedRange): SeedProgress | null {
+  const total = range.to - range.from + 1;
+  return total > 1 ? new SeedProgress(label, total, () => performance.now(), process.stderr) : null;
+}
+
 function runRange(s: Scenario, range: SeedRange, args: Args): boolean {
   const started = performance.now();
   const reports: RunReport[] = [];
   const single = range.from === range.to;
-  for (let seed = range.from; seed <= range.to; seed++) reports.push(runOne(s, seed, args, single));
+  const progress = progressOf(s.name, range);
+  for (let seed = range.from; seed <= range.to; seed++) {
+    const report = runOne(s, seed, args, single);
+    reports.push(report);
+    progress?.note(report.pass);
+  }
+  progress?.end();
   const summary = summarize(reports);
   if (!single) {
     const seeds = `${range.from}..${range.to}`;
@@ -132,11 +146,15 @@ function runSwarm(range: SeedRange, args: Args): boolean {
   if (preset !== null && !isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
   const started = performance.now();
   const reports: RunReport[] = [];
+  const progress = progressOf("swarm", range);
   for (let seed = range.from; seed <= range.to; seed++) {
     const s = swarmScenario(seed, preset as PresetName | null);
     if (args.flags.has("--print")) console.log(printScenario(s));
-    reports.push(runOne(s, seed, args, range.from === range.to));
+    const report = runOne(s, seed, args, range.from === range.to);
+    reports.push(report);
+    progress?.note(report.pass);
   }
+  progress?.end();
   const summary = summarize(reports);
   console.log(
     summaryLine("swarm", `${range.from}..${range.to}`, summary, performance.now() - started),
