@@ -161,25 +161,20 @@ export class Directory {
           reached = state.get(cursor.id);
           if (reached !== undefined) break;
         }
-        const walked = cursor !== start || startHasChildren;
-        if (walked) {
+        if (cursor !== start || startHasChildren) {
           state.set(cursor.id, 1);
           walk.push(cursor);
         }
         const parent: Guid | null = cursor.placement.parent;
-        if (parent === null) {
-          // The walk ends on a record of its own (the root): the cycle step below files it
-          // as it always has (an alive root is a suspect with nothing to repair).
-          if (walked) reached = 1;
-          break;
-        }
+        if (parent === null) break;
         const parentRecord = this.store.get(parent);
         if (cursor.existence.stage === "alive" && parentRecord?.existence.stage !== "alive") {
           this.addSuspect(cursor.id);
         }
         cursor = parentRecord;
       }
-      // Arriving at a record of this very walk closes a cycle: its members are suspects.
+      // Arriving at a record of this very walk closes a cycle: its members are suspects (a
+      // walk that ends at the root closes nothing).
       if (cursor !== undefined && reached === 1) {
         for (let i = walk.length - 1; i >= 0; i--) {
           const member = walk[i]!;

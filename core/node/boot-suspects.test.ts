@@ -38,6 +38,19 @@ describe("boot settles repair suspects from the whole stored tree", () => {
   });
 });
 
+describe("boot files only records a repair may concern", () => {
+  it("files a stored cycle's members and never the root", () => {
+    const d = withStoredCycle();
+    const { node: n, a, b } = d;
+    const entries = new Map<string, string>();
+    stored(n, entries);
+    const booted = DirectoryNode.boot(seededRandom(9), entries)!;
+    const suspects = booted.dir.repairSuspects();
+    expect(suspects).toEqual(expect.arrayContaining([a, b]));
+    expect(suspects).not.toContain(d.root);
+  });
+});
+
 describe("a stored cycle's breaker deleted and restored by replication", () => {
   it("is listed under /LostAndFound again, as on a node booted from the same records", () => {
     const d = withStoredCycle();
