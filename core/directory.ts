@@ -148,7 +148,7 @@ export class Directory {
     this.suspectsSorted = null;
     // Records with children: 1 on the walk under way, 2 settled. Only they enter `state` (a
     // walk's start only when it has children; every later record of a walk is a parent), so a
-    // start without children is not looked up there; each walk step looks up its record once.
+    // start without children is not looked up there; each later step reads its record's state once.
     const state = new Map<Guid, 1 | 2>();
     for (const start of this.store.all()) {
       const startHasChildren = this.store.hasChildren(start.id);
