@@ -51,4 +51,20 @@ describe("npm run sim", () => {
     expect(run.out).toMatch(/on n2: displayName holds \["from-n1-early"\], expected \["never-written"\]/u);
     expect(run.status).toBe(1);
   });
+
+  it("shrinks with --swarm: a seed that passes has nothing to shrink, and the run exits 0", () => {
+    // Without --shrink this prints the seed's ordinary verdict line instead.
+    const run = sim("--swarm", "--seeds", "7..7", "--shrink");
+    expect(run.out).toMatch(/^PASS seed=7 scenario=swarm-7: nothing to shrink$/mu);
+    expect(run.status).toBe(0);
+  });
+
+  it("refuses an option the mode would ignore, naming it, with exit code 2", () => {
+    const nodes = sim("--scenario", "scenarios/lww-clock-skew.scn", "--nodes", "3");
+    expect(nodes.out).toMatch(/--nodes applies to --preset only \(--scenario takes its shape from the file\)/u);
+    expect(nodes.status).toBe(2);
+    const out = sim("--swarm", "--seeds", "1..2", "--out", path.join(scratch, "never.scn"));
+    expect(out.out).toMatch(/--out applies to --shrink only/u);
+    expect(out.status).toBe(2);
+  });
 });

@@ -4,15 +4,18 @@
  *   --all [--seeds A..B]                        every scenario under scenarios/ (regressions too)
  *   --preset NAME [--nodes N] [--rate W] [--safety 120s] [--seeds A..B]
  *   --swarm --seeds A..B [--preset NAME]        VOPR-style: each seed derives its own knobs
- *                                               (with --preset: that preset's fault classes)
+ *                                               (with --preset: that preset's fault classes;
+ *                                               with --shrink: shrinks the first failing seed)
  *   --trace                                     print the full trace (one line per event)
  *   --node ID                                   show only that node's events in timelines
  *   --replay                                    run each seed twice and compare trace hashes
  *   --shrink [--out FILE]                       shrink a failing (scenario, seed) to a small file
  *   --print                                     print the scenario text (e.g. of a swarm seed)
- * Exit code 1 on any failure. A range of seeds shows its progress on stderr every 10 s. This
- * file is the only one in sim/ that reads the wall clock, and only to print wall milliseconds
- * and progress (performance.now); the simulation never sees it.
+ * Options a mode would ignore (--nodes, --rate, --safety outside --preset; --out without
+ * --shrink) are refused with exit code 2. Exit code 1 on any failure. A range of seeds shows
+ * its progress on stderr every 10 s. This file is the only one in sim/ that reads the wall
+ * clock, and only to print wall milliseconds and progress (performance.now); the simulation
+ * never sees it.
  */
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -144,6 +147,7 @@ function runRange(s: Scenario, range: SeedRange, args: Args): boolean {
 function runSwarm(range: SeedRange, args: Args): boolean {
   const preset = args.values.get("--preset") ?? null;
   if (preset !== null && !isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
+  if (args.flags.has("--shrink")) return shrinkFirstFailing(range, preset, args.values.get("--out"));
   const started = performance.now();
   const reports: RunReport[] = [];
   const progress = progressOf("swarm", range);
@@ -162,10 +166,32 @@ function runSwarm(range: SeedRange, args: Args): boolean {
   return summary.failed.length === 0;
 }
 
-function runShrink(s: Scenario, seed: number, out: string | undefined): boolean {
+/**
+ * `--swarm --shrink`: the seeds of the range in turn until one fails, which is shrunk (each
+ * swarm seed is its own scenario, so the failing seed's scenario is the one to shrink); a
+ * seed that passes prints that there is nothing to shrink.
+ */
+function shrinkFirstFailing(range: SeedRange, preset: string | null, out: string | undefined): boolean {
+  const single = range.from === range.to;
+  const progress = progressOf("swarm", range);
+  for (let seed = range.from; seed <= range.to; seed++) {
+    const passed = runShrink(swarmScenario(seed, preset as PresetName | null), seed, out, single);
+    progress?.note(passed);
+    if (!passed) {
+      progress?.end();
+      return false;
+    }
+  }
+  progress?.end();
+  if (!single) console.log(`PASS scenario=swarm seeds=${range.from}..${range.to}: no seed fails, nothing to shrink`);
+  return true;
+}
+
+/** Shrinks a failing seed and prints the result; false when it failed (`sayPass`: say so when it passes). */
+function runShrink(s: Scenario, seed: number, out: string | undefined, sayPass = true): boolean {
   const result = shrink(s, seed);
   if (result === null) {
-    console.log(`PASS seed=${seed} scenario=${s.name}: nothing to shrink`);
+    if (sayPass) console.log(`PASS seed=${seed} scenario=${s.name}: nothing to shrink`);
     return true;
   }
   const first = result.report.violations[0] ?? "";
@@ -191,8 +217,32 @@ function scenarioOf(args: Args, file: string): Scenario {
   return parseScenario(readFileSync(file, "utf8"));
 }
 
+/**
+ * Options that a mode would ignore are refused: a run that silently dropped `--nodes` or
+ * `--shrink` would answer a question the engineer did not ask.
+ */
+function checkApplicable(args: Args): void {
+  const mode = args.flags.has("--swarm")
+    ? "--swarm"
+    : args.values.has("--preset")
+      ? "--preset"
+      : args.flags.has("--all")
+        ? "--all"
+        : "--scenario";
+  for (const option of ["--nodes", "--rate", "--safety"]) {
+    if (args.values.has(option) && mode !== "--preset") {
+      throw new Error(`${option} applies to --preset only (${mode} takes its shape from ${mode === "--swarm" ? "the seed" : "the file"})`);
+    }
+  }
+  if (args.values.has("--out") && !args.flags.has("--shrink")) throw new Error("--out applies to --shrink only");
+  if (args.flags.has("--swarm") && (args.flags.has("--all") || args.values.has("--scenario"))) {
+    throw new Error("--swarm derives its scenarios from the seeds: leave out --all and --scenario");
+  }
+}
+
 function main(argv: readonly string[]): number {
   const args = parseArgs(argv);
+  checkApplicable(args);
   const seedText = args.values.get("--seeds") ?? args.values.get("--seed");
   if (args.flags.has("--swarm"))
     return runSwarm(seedRange(seedText, { from: 1, to: 100 }), args) ? 0 : 1;
