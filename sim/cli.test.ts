@@ -67,4 +67,20 @@ describe("npm run sim", () => {
     expect(out.out).toMatch(/--out applies to --shrink only/u);
     expect(out.status).toBe(2);
   });
+
+  it("refuses a misspelt option, an empty seed range and a bad preset shape instead of running something else", () => {
+    // Each of these used to run (and pass): the option ignored, no seed at all, a default.
+    const cases: Array<[string[], RegExp]> = [
+      [["--swarm", "--seeds", "1..2", "--shrnk"], /unknown option --shrnk/u],
+      [["--scenario", "scenarios/lww-clock-skew.scn", "--seeds", "10..5"], /empty seed range 10\.\.5/u],
+      [["--preset", "chaos", "--safety", "5x"], /bad --safety 5x/u],
+      [["--preset", "chaos", "--rate", "-1"], /bad --rate -1/u],
+    ];
+    for (const [args, message] of cases) {
+      const run = sim(...args);
+      expect(run.out).toMatch(message);
+      expect(run.out).not.toMatch(/^PASS /mu);
+      expect(run.status).toBe(2);
+    }
+  });
 });

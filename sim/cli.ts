@@ -11,8 +11,9 @@
  *   --replay                                    run each seed twice and compare trace hashes
  *   --shrink [--out FILE]                       shrink a failing (scenario, seed) to a small file
  *   --print                                     print the scenario text (e.g. of a swarm seed)
- * Options a mode would ignore (--nodes, --rate, --safety outside --preset; --out without
- * --shrink) are refused with exit code 2. Exit code 1 on any failure. A range of seeds shows
+ * Bad input is refused with exit code 2 and a message, never run as something else: unknown
+ * options, an empty seed range, a bad --nodes/--rate/--safety, and options the mode would
+ * ignore (--nodes, --rate, --safety outside --preset; --out without --shrink). Exit code 1 on any failure. A range of seeds shows
  * its progress on stderr every 10 s. This file is the only one in sim/ that reads the wall
  * clock, and only to print wall milliseconds and progress (performance.now); the simulation
  * never sees it.
@@ -50,6 +51,9 @@ const valued = new Set([
   "--out",
 ]);
 
+/** Options without a value; anything else starting with `--` is a typo, not a no-op. */
+const switches = new Set(["--all", "--swarm", "--trace", "--replay", "--shrink", "--print"]);
+
 function parseArgs(argv: readonly string[]): Args {
   const flags = new Set<string>();
   const values = new Map<string, string>();
@@ -59,8 +63,10 @@ function parseArgs(argv: readonly string[]): Args {
       const v = argv[++i];
       if (v === undefined) throw new Error(`${a} needs a value`);
       values.set(a, v);
-    } else if (a.startsWith("--")) {
+    } else if (switches.has(a)) {
       flags.add(a);
+    } else if (a.startsWith("--")) {
+      throw new Error(`unknown option ${a} (the usage is at the top of sim/cli.ts)`);
     } else {
       throw new Error(`unexpected argument ${a}`);
     }
@@ -73,7 +79,31 @@ function seedRange(text: string | undefined, fallback: SeedRange): SeedRange {
   const m = /^(\d+)(?:\.\.(\d+))?$/u.exec(text);
   if (m === null) throw new Error(`bad seeds ${text} (N or A..B)`);
   const from = Number(m[1]);
-  return { from, to: m[2] === undefined ? from : Number(m[2]) };
+  const to = m[2] === undefined ? from : Number(m[2]);
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error(`bad seeds ${text} (too large)`);
+  // A range that runs nothing would pass: a battery with a typo must not look green.
+  if (from > to) throw new Error(`empty seed range ${text} (the first seed is after the last)`);
+  return { from, to };
+}
+
+/** `--nodes`, `--rate`, `--safety` of a preset run, checked (the defaults: 5 nodes, 5 writes/s, 120s). */
+function presetShape(args: Args): { nodes: number; rate: number; safetyMs: number } {
+  const nodesText = args.values.get("--nodes") ?? "5";
+  const nodes = Number(nodesText);
+  if (!Number.isInteger(nodes) || nodes < 1 || nodes > 64) {
+    throw new Error(`bad --nodes ${nodesText} (an integer in 1..64)`);
+  }
+  const rateText = args.values.get("--rate") ?? "5";
+  const rate = Number(rateText);
+  if (rateText.trim() === "" || !Number.isFinite(rate) || rate < 0) {
+    throw new Error(`bad --rate ${rateText} (writes per simulated second, a number >= 0)`);
+  }
+  const safetyText = args.values.get("--safety") ?? "120s";
+  const safetyMs = parseDuration(safetyText);
+  if (safetyMs === null || safetyMs <= 0) {
+    throw new Error(`bad --safety ${safetyText} (a duration such as 90s, 10m or 1h)`);
+  }
+  return { nodes, rate, safetyMs };
 }
 
 function scenarioFiles(root: string): string[] {
@@ -251,10 +281,7 @@ function main(argv: readonly string[]): number {
   let scenarios: Scenario[];
   if (preset !== undefined) {
     if (!isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
-    const safetyMs = parseDuration(args.values.get("--safety") ?? "120s") ?? 120_000;
-    const nodes = Number(args.values.get("--nodes") ?? 5);
-    const rate = Number(args.values.get("--rate") ?? 5);
-    scenarios = [presetScenario({ preset, nodes, rate, safetyMs })];
+    scenarios = [presetScenario({ preset, ...presetShape(args) })];
   } else if (args.flags.has("--all")) {
     scenarios = scenarioFiles("scenarios").map((f) => scenarioOf(args, f));
   } else {
