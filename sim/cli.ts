@@ -13,10 +13,10 @@
  *   --print                                     print the scenario text (e.g. of a swarm seed)
  * Bad input is refused with exit code 2 and a message, never run as something else: unknown
  * options, an empty seed range, a bad --nodes/--rate/--safety, and options the mode would
- * ignore (--nodes, --rate, --safety outside --preset; --out without --shrink). Exit code 1 on any failure. A range of seeds shows
- * its progress on stderr every 10 s. This file is the only one in sim/ that reads the wall
- * clock, and only to print wall milliseconds and progress (performance.now); the simulation
- * never sees it.
+ * ignore (--nodes, --rate, --safety outside --preset; --out without --shrink). Exit code 1
+ * on any failure. A range of seeds shows its progress on stderr every 10 s. This file is the
+ * only one in sim/ that reads the wall clock, and only to print wall milliseconds and
+ * progress (performance.now); the simulation never sees it.
  */
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
