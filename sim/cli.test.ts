@@ -83,4 +83,12 @@ describe("npm run sim", () => {
       expect(run.status).toBe(2);
     }
   });
+
+  it("names the file and the line of a scenario syntax error", () => {
+    const broken = path.join(scratch, "broken.scn");
+    writeFileSync(broken, "scenario broken\nnodes 3\nfrobnicate yes\n");
+    const run = sim("--scenario", broken);
+    expect(run.out).toContain(`${broken}: line 3: unknown directive frobnicate`);
+    expect(run.status).toBe(2);
+  });
 });

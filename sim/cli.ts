@@ -23,6 +23,7 @@ import path from "node:path";
 import { isPresetName } from "./faults";
 import type { PresetName } from "./faults";
 import { parseScenario } from "./scenario/parse-scenario";
+import { ScenarioSyntaxError } from "./scenario/tokenize";
 import { parseDuration } from "./scenario/parse-values";
 import { printScenario } from "./scenario/print-scenario";
 import { runTwice, summarize, summaryLine, timeline, verdictLine } from "./scenario/report";
@@ -244,8 +245,14 @@ function runShrink(s: Scenario, seed: number, out: string | undefined, sayPass =
   return false;
 }
 
-function scenarioOf(args: Args, file: string): Scenario {
-  return parseScenario(readFileSync(file, "utf8"));
+/** A scenario file, parsed; a syntax error names the file as well as the line (`--all` reads many). */
+function scenarioOf(file: string): Scenario {
+  try {
+    return parseScenario(readFileSync(file, "utf8"));
+  } catch (error) {
+    if (error instanceof ScenarioSyntaxError) throw new Error(`${file}: ${error.message}`);
+    throw error;
+  }
 }
 
 /**
@@ -283,12 +290,12 @@ function main(argv: readonly string[]): number {
     if (!isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
     scenarios = [presetScenario({ preset, ...presetShape(args) })];
   } else if (args.flags.has("--all")) {
-    scenarios = scenarioFiles("scenarios").map((f) => scenarioOf(args, f));
+    scenarios = scenarioFiles("scenarios").map((f) => scenarioOf(f));
   } else {
     const file = args.values.get("--scenario");
     if (file === undefined)
       throw new Error("give --scenario FILE, --all, --preset NAME or --swarm");
-    scenarios = [scenarioOf(args, file)];
+    scenarios = [scenarioOf(file)];
   }
   let ok = true;
   for (const s of scenarios) {
