@@ -33,6 +33,13 @@ const cpuMinuteMs = 60_000;
 const warmupSeeds = 10;
 const minutesArg = process.argv.indexOf("--minutes");
 const chaosMinutes = minutesArg > 0 ? Number(process.argv[minutesArg + 1]) : quick ? 10 : 60;
+// Virtual times are whole milliseconds: a run of a fraction of a millisecond is no run.
+if (!Number.isInteger(chaosMinutes * 60_000) || chaosMinutes <= 0) {
+  throw new Error(`--minutes takes a positive number of simulated minutes, not ${process.argv[minutesArg + 1]}`);
+}
+if (standardSeeds !== null && (!Number.isInteger(standardSeeds) || standardSeeds < 0)) {
+  throw new Error(`--seeds takes a whole number of seeds (0 skips that figure), not ${process.argv[seedsArg + 1]}`);
+}
 
 function cpuMs(): number {
   const u = process.cpuUsage();
