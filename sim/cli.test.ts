@@ -75,6 +75,7 @@ describe("npm run sim", () => {
       [["--scenario", "scenarios/lww-clock-skew.scn", "--seeds", "10..5"], /empty seed range 10\.\.5/u],
       [["--preset", "chaos", "--safety", "5x"], /bad --safety 5x/u],
       [["--preset", "chaos", "--rate", "-1"], /bad --rate -1/u],
+      [["--all", "--scenario", "scenarios/lww-clock-skew.scn"], /give one of .* \(not --all and --scenario\)/u],
     ];
     for (const [args, message] of cases) {
       const run = sim(...args);

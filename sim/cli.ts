@@ -12,11 +12,11 @@
  *   --shrink [--out FILE]                       shrink a failing (scenario, seed) to a small file
  *   --print                                     print the scenario text (e.g. of a swarm seed)
  * Bad input is refused with exit code 2 and a message, never run as something else: unknown
- * options, an empty seed range, a bad --nodes/--rate/--safety, and options the mode would
- * ignore (--nodes, --rate, --safety outside --preset; --out without --shrink). Exit code 1
- * on any failure. A range of seeds shows its progress on stderr every 10 s. This file is the
- * only one in sim/ that reads the wall clock, and only to print wall milliseconds and
- * progress (performance.now); the simulation never sees it.
+ * options, two modes at once, an empty seed range, a bad --nodes/--rate/--safety, and options
+ * the mode would ignore (--nodes, --rate, --safety outside --preset; --out without --shrink).
+ * Exit code 1 on any failure. A range of seeds shows its progress on stderr every 10 s. This
+ * file is the only one in sim/ that reads the wall clock, and only to print wall milliseconds
+ * and progress (performance.now); the simulation never sees it.
  */
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -256,26 +256,27 @@ function scenarioOf(file: string): Scenario {
 }
 
 /**
- * Options that a mode would ignore are refused: a run that silently dropped `--nodes` or
- * `--shrink` would answer a question the engineer did not ask.
+ * One mode, and no option it would ignore: a run that silently dropped `--scenario` or
+ * `--nodes` would answer a question the engineer did not ask.
  */
 function checkApplicable(args: Args): void {
-  const mode = args.flags.has("--swarm")
-    ? "--swarm"
-    : args.values.has("--preset")
-      ? "--preset"
-      : args.flags.has("--all")
-        ? "--all"
-        : "--scenario";
+  const swarm = args.flags.has("--swarm");
+  // With --swarm, --preset picks the seeds' fault classes; on its own it is a mode.
+  const modes = [
+    swarm ? "--swarm" : null,
+    !swarm && args.values.has("--preset") ? "--preset" : null,
+    args.flags.has("--all") ? "--all" : null,
+    args.values.has("--scenario") ? "--scenario" : null,
+  ].filter((m): m is string => m !== null);
+  if (modes.length > 1) throw new Error(`give one of --scenario, --all, --preset, --swarm (not ${modes.join(" and ")})`);
+  const mode = modes[0] ?? "--scenario";
   for (const option of ["--nodes", "--rate", "--safety"]) {
     if (args.values.has(option) && mode !== "--preset") {
-      throw new Error(`${option} applies to --preset only (${mode} takes its shape from ${mode === "--swarm" ? "the seed" : "the file"})`);
+      const shapeFrom = mode === "--swarm" ? "the seed" : "the file";
+      throw new Error(`${option} applies to --preset only (${mode} takes its shape from ${shapeFrom})`);
     }
   }
   if (args.values.has("--out") && !args.flags.has("--shrink")) throw new Error("--out applies to --shrink only");
-  if (args.flags.has("--swarm") && (args.flags.has("--all") || args.values.has("--scenario"))) {
-    throw new Error("--swarm derives its scenarios from the seeds: leave out --all and --scenario");
-  }
 }
 
 function main(argv: readonly string[]): number {
