@@ -68,8 +68,8 @@ describe("npm run sim", () => {
     expect(out.status).toBe(2);
   });
 
-  it("refuses a misspelt option, an empty seed range and a bad preset shape instead of running something else", () => {
-    // Each of these used to run (and pass): the option ignored, no seed at all, a default.
+  it("refuses a misspelt option, two modes, an empty seed range or a bad preset shape instead of running something else", () => {
+    // Each of these used to run (and pass): the option or mode ignored, no seed at all, a default.
     const cases: Array<[string[], RegExp]> = [
       [["--swarm", "--seeds", "1..2", "--shrnk"], /unknown option --shrnk/u],
       [["--scenario", "scenarios/lww-clock-skew.scn", "--seeds", "10..5"], /empty seed range 10\.\.5/u],
