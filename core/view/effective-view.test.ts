@@ -159,6 +159,25 @@ describe("orphans", () => {
       `stray CNF:${orphan}`,
     ]);
   });
+
+  it("a CNF name under /LostAndFound steps aside for an orphan whose stored name it would repeat", () => {
+    // Three orphans: "stray", a later "STRAY" (shown as `STRAY CNF:<guid>`), and one whose
+    // stored name is that very form. Orphans are not stored children of /LostAndFound, so
+    // the CNF form once missed the third and two siblings showed caselessly equal names.
+    const d = freshDomain();
+    const gone = make(d.node, d.root, "Gone");
+    unwrap(d.node.delete(gone, t0Ms));
+    inject(d.node, { parent: gone, name: "stray", atMs: t0Ms + secondMs });
+    const later = inject(d.node, { parent: gone, name: "STRAY", atMs: t0Ms + 2 * secondMs });
+    const namesake = inject(d.node, { parent: gone, name: `stray CNF:${later}`, atMs: t0Ms + 3 * secondMs });
+    expect(unwrap(d.node.children(d.lostAndFound)).map((k) => k.name)).toEqual([
+      "stray",
+      `stray CNF:${later}`,
+      `STRAY CNF:${later} (2)`,
+    ]);
+    expect(unwrap(d.node.resolvePath(`/LostAndFound/stray cnf:${later}`, t0Ms)).id).toBe(namesake);
+    expect(unwrap(d.node.resolvePath(`/LostAndFound/STRAY CNF:${later} (2)`, t0Ms)).id).toBe(later);
+  });
 });
 
 describe("broken cycles", () => {

@@ -189,10 +189,27 @@ export class EffectiveView {
     const name = record.placement.name;
     const base = `${name}${cnfMarker}${record.id}`;
     let candidate = base;
-    for (let n = 2; n < 1000 && this.dir.store.aliveNamedCount(parent, fold(candidate)) > 0; n++) {
+    for (let n = 2; n < 1000 && this.storedNameShown(parent, fold(candidate)); n++) {
       candidate = `${base} (${n})`;
     }
     return { effectiveName: candidate, foldedName: fold(candidate), conflicted: true };
+  }
+
+  /**
+   * Whether an alive object shows under `parent` with a stored name that folds to `folded`:
+   * a stored child, or under /LostAndFound also a repaired arrival (an orphan or a broken
+   * cycle's member, stored elsewhere), as `earliestNamed` counts them.
+   */
+  private storedNameShown(parent: Guid, folded: string): boolean {
+    if (this.dir.store.aliveNamedCount(parent, folded) > 0) return true;
+    if (parent !== this.dir.landmarks()?.lostAndFound) return false;
+    for (const id of this.dir.suspectsNamed(folded)) {
+      const r = this.dir.get(id);
+      if (r !== undefined && r.existence.stage === "alive" && this.repairOf(r).effectiveParent === parent) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

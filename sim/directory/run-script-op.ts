@@ -54,6 +54,21 @@ export function resolveRef(
   return found.ok ? ok(found.value.id) : found;
 }
 
+/**
+ * A scripted name with each `{@label}` replaced by the GUID bound to the label (labels are
+ * global, as in references): a script can name an object after another one's GUID, as a CNF
+ * display name does, which no literal can since GUIDs are minted during the run.
+ */
+export function resolveName(labels: Labels, name: string): Result<string> {
+  let unbound: string | null = null;
+  const out = name.replace(/\{@([^{}\s]+)\}/gu, (_, label: string) => {
+    const id = labels.idOf(label);
+    if (id === undefined) unbound ??= label;
+    return id ?? "";
+  });
+  return unbound === null ? ok(out) : refuse("no-such-object", `label @${unbound} is not bound`);
+}
+
 function resolveValue(
   node: DirectoryNode,
   labels: Labels,
@@ -96,7 +111,9 @@ export function runScriptOp(
       return runCreate(node, labels, op, nowMs);
     case "rename": {
       const target = ref(op.target);
-      return target.ok ? node.move(target.value, { name: op.name }, nowMs) : target;
+      if (!target.ok) return target;
+      const name = resolveName(labels, op.name);
+      return name.ok ? node.move(target.value, { name: name.value }, nowMs) : name;
     }
     case "move": {
       const target = ref(op.target);
@@ -160,8 +177,10 @@ function runCreate(
   } else {
     className = op.className;
   }
+  const name = resolveName(labels, op.name);
+  if (!name.ok) return name;
   const made = node.create(
-    { parent: parent.value, name: op.name, className, attributes: attributes.value },
+    { parent: parent.value, name: name.value, className, attributes: attributes.value },
     nowMs,
   );
   if (made.ok && op.label !== null) labels.bind(op.label, made.value.id);

@@ -5,7 +5,7 @@ import type { ObjectRecord } from "../../core/store/record";
 import { presentValues } from "../../core/store/record";
 import { EffectiveView } from "../../core/view/effective-view";
 import type { DirectoryHost } from "../directory/directory-host";
-import type { Labels } from "../directory/run-script-op";
+import { resolveName, type Labels } from "../directory/run-script-op";
 import type { Ref, ValueArg } from "../directory/script-op";
 import { refText } from "../directory/script-op";
 import { expectationText } from "./print-scenario";
@@ -159,8 +159,11 @@ function objectCheck(
     case "path": {
       const r = alive(node, labels, check.ref);
       if (typeof r === "string") return [r];
+      // The expected path may name objects after labels' GUIDs (`{@L}`), as scripted names may.
+      const expected = resolveName(labels, check.path);
+      if (!expected.ok) return [expected.message];
       const path = view.path(r);
-      return path === check.path ? listedCheck(node, view, r) : [`path is ${path}`];
+      return path === expected.value ? listedCheck(node, view, r) : [`path is ${path}`];
     }
   }
 }
