@@ -174,6 +174,50 @@ describe("restore of a subtree whose descendant this node already hardened", () 
   });
 });
 
+describe("delete and restore inside a stored move cycle", () => {
+  /**
+   * A and B under each other (concurrent moves on two nodes; here A's claim, the latest, is
+   * broken off to /LostAndFound and B shows under it). Each one's stored parent lies in its
+   * own stored subtree, so a delete of either takes both; the restore once refused because
+   * that parent was not alive, though the very same restore lifts it: the delete could not
+   * be undone at all.
+   */
+  function cycle() {
+    const s = setup();
+    const dir = s.node.dir;
+    const a = dir.get(s.a)!;
+    const usn = dir.allocateUsn();
+    const stamp = dir.stamp(a.placement.stamp, t0Ms + 5 * secondMs, usn);
+    dir.write({ ...a, placement: { ...a.placement, parent: s.b, stamp }, usnChanged: usn });
+    expect(unwrap(s.node.object(s.b, t0Ms)).path).toBe("/LostAndFound/A/B");
+    return s;
+  }
+
+  for (const target of ["a", "b"] as const) {
+    it(`a delete of ${target.toUpperCase()} takes the cycle, and its restore brings the cycle back`, () => {
+      const s = cycle();
+      unwrap(s.node.delete(s[target], t0Ms + 6 * secondMs));
+      for (const id of [s.a, s.b, s.c, s.d]) expect(s.stage(id, t0Ms + 6 * secondMs)).toBe("deleted");
+      unwrap(s.node.restore(s[target], t0Ms + 7 * secondMs));
+      for (const id of [s.a, s.b, s.c, s.d]) expect(s.stage(id, t0Ms + 7 * secondMs)).toBe("alive");
+      expect(unwrap(s.node.object(s.b, t0Ms + 7 * secondMs)).path).toBe("/LostAndFound/A/B");
+      expect(unwrap(s.node.object(s.c, t0Ms + 7 * secondMs)).path).toBe("/LostAndFound/A/B/C");
+    });
+  }
+
+  it("any cycle member brings the same delete back; a descendant below the cycle does not", () => {
+    const s = cycle();
+    unwrap(s.node.delete(s.b, t0Ms + 6 * secondMs));
+    // C hangs below the cycle: its parent B stays deleted unless B's own restore lifts it.
+    expect(outcome(s.node.restore(s.c, t0Ms + 7 * secondMs))).toBe("not-restorable");
+    expect(s.stage(s.c, t0Ms + 7 * secondMs)).toBe("deleted");
+    // A shows as the top of the cycle (/LostAndFound/A): B's delete took it, and restoring it
+    // lifts exactly what that delete took, B included.
+    unwrap(s.node.restore(s.a, t0Ms + 7 * secondMs));
+    for (const id of [s.a, s.b, s.c, s.d]) expect(s.stage(id, t0Ms + 7 * secondMs)).toBe("alive");
+  });
+});
+
 describe("mutations aimed at a tombstone fail with already-deleted (rule 1)", () => {
   it("attribute writes, renames, moves, creates beneath, deletes", () => {
     const s = setup();

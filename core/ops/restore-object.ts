@@ -15,8 +15,9 @@ import { trialRevive } from "./trial-compile";
 /**
  * Restores a soft-deleted object and the subtree its delete took, top-down. Refusals:
  * rollback-quarantine; no-such-object; ghost-object; not-restorable (not deleted, restore
- * window elapsed or hardened, parent not alive, a descendant of a delete rather than its
- * root, a conflict with the schema, see checkRevivable); name-in-use when an alive sibling
+ * window elapsed or hardened, parent not alive and not lifted by this very restore, which
+ * refuses a descendant of a delete rather than its root, a conflict with the schema, see
+ * checkRevivable); name-in-use when an alive sibling
  * took the name meanwhile; schema-violation when a restored definition would not compile
  * (restore is an originating schema write, gated like a create).
  */
@@ -36,15 +37,18 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   if (stage !== "deleted") {
     return refuse("not-restorable", `the restore window of object ${id} has elapsed`);
   }
-  const parentId = record.placement.parent;
-  const parent = parentId === null ? undefined : dir.get(parentId);
-  if (parent === undefined || parent.existence.stage !== "alive") {
-    return refuse("not-restorable", `the parent of object ${id} is not alive`);
-  }
   const deleteRoot = record.existence.deleteRoot ?? id;
   const lifted = subtree(dir, id, (r) => r.existence.deleteRoot === deleteRoot).filter(
     (r) => r.existence.stage === "deleted" && r.existence.deleteRoot === deleteRoot,
   );
+  // The parent must be alive once the restore is done. In a stored move cycle the parent lies
+  // in the object's own subtree, so the delete took it and this restore lifts it again.
+  const parentId = record.placement.parent;
+  const parent = parentId === null ? undefined : dir.get(parentId);
+  const parentLifted = parent !== undefined && lifted.some((r) => r.id === parent.id);
+  if (parent === undefined || (parent.existence.stage !== "alive" && !parentLifted)) {
+    return refuse("not-restorable", `the parent of object ${id} is not alive`);
+  }
   if (parentId !== null && dir.store.aliveNamed(parentId, fold(record.placement.name)).length > 0) {
     return refuse("name-in-use", `an alive sibling now holds the name ${record.placement.name}`);
   }
