@@ -98,6 +98,16 @@ describe("CNF display names", () => {
     expect(unwrap(s.node.resolvePath("/Team/Report", t0Ms)).id).toBe(s.first);
   });
 
+  it("a CNF-form path names the alive object holding it, never a tombstone named so", () => {
+    const s = setup();
+    // A deleted unit whose stored name is its own CNF form, and an alive sibling named the same.
+    const gone = make(s.node, s.team, "Old");
+    unwrap(s.node.move(gone, { name: `Old CNF:${gone}` }, t0Ms + secondMs));
+    unwrap(s.node.delete(gone, t0Ms + 2 * secondMs));
+    const alive = make(s.node, s.team, `Old CNF:${gone}`);
+    expect(unwrap(s.node.resolvePath(`/Team/Old CNF:${gone}`, t0Ms + 3 * secondMs)).id).toBe(alive);
+  });
+
   it("an ordinary rename dissolves it; the stored name was never touched", () => {
     const s = setup();
     expect(s.node.dir.get(s.second)?.placement.name).toBe("REPORT");

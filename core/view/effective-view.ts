@@ -147,7 +147,8 @@ export class EffectiveView {
     if (marker >= 0) {
       const id = parseGuid(segment.slice(marker + cnfMarker.length).replace(/ \(\d+\)$/, ""));
       const record = id === null ? undefined : this.dir.get(id);
-      if (record !== undefined && this.of(record).foldedName === wanted) {
+      // Only an alive object is a path's child: a tombstone keeps its stored name and parent.
+      if (record !== undefined && record.existence.stage === "alive" && this.of(record).foldedName === wanted) {
         if (this.of(record).effectiveParent === parent) return record;
       }
     }

@@ -39,7 +39,10 @@ const attributeDefaults: ReadonlyArray<readonly [string, string]> = [
   ["matching", "caseless"],
 ];
 
-/** Resolves a reference on this node: labels globally, paths on the node's effective view. */
+/**
+ * Resolves a reference on this node: labels globally, paths (`{@label}` in them resolved first,
+ * see resolveName) on the node's effective view.
+ */
 export function resolveRef(
   node: DirectoryNode,
   labels: Labels,
@@ -50,14 +53,16 @@ export function resolveRef(
     const id = labels.idOf(ref.label);
     return id === undefined ? refuse("no-such-object", `label @${ref.label} is not bound`) : ok(id);
   }
-  const found = node.resolvePath(ref.path, nowMs);
+  const path = resolveName(labels, ref.path);
+  if (!path.ok) return path;
+  const found = node.resolvePath(path.value, nowMs);
   return found.ok ? ok(found.value.id) : found;
 }
 
 /**
- * A scripted name with each `{@label}` replaced by the GUID bound to the label (labels are
- * global, as in references): a script can name an object after another one's GUID, as a CNF
- * display name does, which no literal can since GUIDs are minted during the run.
+ * A scripted name or path with each `{@label}` replaced by the GUID bound to the label (labels
+ * are global, as in references): a script can name an object after another one's GUID, as a
+ * CNF display name does, which no literal can since GUIDs are minted during the run.
  */
 export function resolveName(labels: Labels, name: string): Result<string> {
   let unbound: string | null = null;

@@ -109,7 +109,9 @@ function nodeCheck(check: Extract<ExpectCheck, { node: string }>, ctx: ExpectCon
 
 function resolve(node: DirectoryNode, labels: Labels, ref: Ref): Guid | null {
   if ("label" in ref) return labels.idOf(ref.label) ?? null;
-  const found = new EffectiveView(node.dir).resolve(ref.path.split("/").filter((s) => s !== ""));
+  const path = resolveName(labels, ref.path);
+  if (!path.ok) return null;
+  const found = new EffectiveView(node.dir).resolve(path.value.split("/").filter((s) => s !== ""));
   return found.ok ? found.value.id : null;
 }
 
