@@ -143,6 +143,38 @@ describe("restore", () => {
     expect(outcome(s.node.restore(s.b, t0Ms))).toBe("ok");
   });
 
+  it("a same-name sibling that held the name before the delete (a replicated conflict) does not block it", () => {
+    const s = setup();
+    // A replica created a second "B" under A concurrently: a CNF pair, the later claim shown
+    // as `B CNF:<guid>`. Deleting either and restoring it gives the pair back as it was.
+    const dir = s.node.dir;
+    const b = dir.get(s.b)!;
+    const usn = dir.allocateUsn();
+    const stamp = {
+      ...b.placement.stamp,
+      atMs: t0Ms + secondMs,
+      origin: "eeeeeeee-0000-4000-8000-000000000001",
+      localUsn: usn,
+    };
+    const twin = "aaaaaaaa-0000-4000-8000-00000000b0b0";
+    dir.write({
+      ...b,
+      id: twin,
+      placement: { ...b.placement, stamp },
+      existence: { ...b.existence, stamp },
+      attrs: new Map(),
+      usnChanged: usn,
+    });
+    expect(unwrap(s.node.object(twin, t0Ms + secondMs)).effectiveName).toBe(`B CNF:${twin}`);
+    unwrap(s.node.delete(twin, t0Ms + 2 * secondMs));
+    unwrap(s.node.restore(twin, t0Ms + 3 * secondMs));
+    expect(unwrap(s.node.object(twin, t0Ms + 3 * secondMs)).effectiveName).toBe(`B CNF:${twin}`);
+    unwrap(s.node.delete(s.b, t0Ms + 4 * secondMs));
+    unwrap(s.node.restore(s.b, t0Ms + 5 * secondMs));
+    expect(s.stage(s.b, t0Ms + 5 * secondMs)).toBe("alive");
+    expect(unwrap(s.node.object(twin, t0Ms + 5 * secondMs)).effectiveName).toBe(`B CNF:${twin}`);
+  });
+
   it("an unknown id gives no-such-object", () => {
     const s = setup();
     expect(outcome(s.node.restore("00000000-0000-4000-8000-0000000000ab", t0Ms))).toBe(

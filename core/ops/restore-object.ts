@@ -17,9 +17,9 @@ import { trialRevive } from "./trial-compile";
  * rollback-quarantine; no-such-object; ghost-object; not-restorable (not deleted, restore
  * window elapsed or hardened, parent not alive and not lifted by this very restore, which
  * refuses a descendant of a delete rather than its root, a conflict with the schema, see
- * checkRevivable); name-in-use when an alive sibling
- * took the name meanwhile; schema-violation when a restored definition would not compile
- * (restore is an originating schema write, gated like a create).
+ * checkRevivable); name-in-use when an alive sibling took the name meanwhile (see
+ * tookNameMeanwhile); schema-violation when a restored definition would not compile (restore
+ * is an originating schema write, gated like a create).
  */
 export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<null> {
   if (dir.rollbackLatched) {
@@ -49,7 +49,7 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   if (parent === undefined || (parent.existence.stage !== "alive" && !parentLifted)) {
     return refuse("not-restorable", `the parent of object ${id} is not alive`);
   }
-  if (parentId !== null && dir.store.aliveNamed(parentId, fold(record.placement.name)).length > 0) {
+  if (parentId !== null && tookNameMeanwhile(dir, parentId, record)) {
     return refuse("name-in-use", `an alive sibling now holds the name ${record.placement.name}`);
   }
   const revivable = checkRevivable(dir, lifted);
@@ -62,6 +62,24 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   }
   dir.refreshSchema();
   return ok(null);
+}
+
+/**
+ * Whether an alive sibling took the deleted record's name meanwhile (SPEC): it claimed the
+ * name, or came back alive, at or after the record's delete. A sibling that already held the
+ * name alive before (replicas created the two concurrently: a CNF pair) does not block the
+ * restore, which gives the pair back as it was; refusing it made deleting either copy of a
+ * CNF pair impossible to undo.
+ */
+function tookNameMeanwhile(dir: Directory, parentId: Guid, record: ObjectRecord): boolean {
+  const deletedAtMs = record.existence.stamp.atMs;
+  for (const other of dir.store.aliveNamed(parentId, fold(record.placement.name))) {
+    const sibling = dir.get(other);
+    if (sibling === undefined) continue;
+    const since = Math.max(sibling.placement.stamp.atMs, sibling.existence.stamp.atMs);
+    if (since >= deletedAtMs) return true;
+  }
+  return false;
 }
 
 /**
