@@ -9,7 +9,7 @@ import { compileSchemaMemo, definitionContentNumber, schemaMemoKey } from "./sch
 import type { ObjectRecord, ValueAtom } from "./store/record";
 import { firstValue, valuesErased } from "./store/record";
 import type { Stamp } from "./store/stamp";
-import { nextStamp } from "./store/stamp";
+import { compareStamps, nextStamp } from "./store/stamp";
 import { Store } from "./store/store";
 import { SuspectNames } from "./suspect-names";
 import { fold } from "./naming";
@@ -224,6 +224,10 @@ export class Directory {
       const parent = record.placement.parent;
       const parentRecord = parent === null ? undefined : this.store.get(parent);
       const moved = previous !== undefined && previous.placement.parent !== parent;
+      // A rename keeps the parent but makes a new placement claim, and the latest claim is
+      // the breaker of a stored cycle through the record: it may now be the one broken off
+      // (found by sim/directory/view-repairs.property.test.ts).
+      const reclaimed = previous !== undefined && compareStamps(previous.placement.stamp, record.placement.stamp) !== 0;
       // Back alive (a restore, never a move): while dead it may have been pruned from the
       // suspects, yet it may sit in a stored cycle it breaks
       // (scenarios/regressions/revived-cycle-breaker-missing-from-lost-and-found.scn).
@@ -235,7 +239,7 @@ export class Directory {
       // close a stored cycle through them, as a move does
       // (scenarios/regressions/cycle-closed-by-arriving-record.scn).
       const arrivedAboveChildren = previous === undefined && this.store.hasChildren(record.id);
-      if (moved || revived || arrivedAboveChildren) this.addCycleMembers(record);
+      if (moved || reclaimed || revived || arrivedAboveChildren) this.addCycleMembers(record);
     }
     const died = record === null || (record.existence.stage !== "alive" && previous?.existence.stage === "alive");
     if (died) {
@@ -244,8 +248,8 @@ export class Directory {
   }
 
   /**
-   * A move (or a revival, or an arrival above existing children) may close a cycle whose
-   * breaker is any member: all members become suspects, the record included.
+   * A move (or a rename, a revival, an arrival above existing children) may close a cycle or
+   * change its breaker, which is any member: all members become suspects, the record included.
    */
   private addCycleMembers(record: ObjectRecord): void {
     const members: Guid[] = [];

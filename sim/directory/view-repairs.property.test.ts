@@ -8,11 +8,13 @@
  * Method: fast-check builds a small set of organizational units with random names, stored
  * parents (among themselves, the root, /LostAndFound or a missing id) and placement claims,
  * stores them as a merge would, deletes some, and judges the view; then deletes one alive unit
- * and restores it, which must give every stage back. It found a CNF-form path resolving to a
- * tombstone (scenarios/regressions/cnf-path-resolves-tombstone.scn) and a CNF copy whose
- * delete could not be undone (restore-cnf-copy-name-in-use.scn); with the fixes of
- * cnf-name-repeats-orphan-name.scn or delete-in-move-cycle-unrestorable.scn reverted it fails
- * too (the first at each of 5 seeds tried, within 250-980 runs of the 1,500).
+ * and restores it, which must give every stage back; then runs random local operations
+ * (moves, renames, deletes, restores, creates) and judges the view after each. It found a
+ * CNF-form path resolving to a tombstone (scenarios/regressions/cnf-path-resolves-tombstone.scn),
+ * a CNF copy whose delete could not be undone (restore-cnf-copy-name-in-use.scn) and a rename
+ * making a cycle breaker that /LostAndFound did not list (rename-makes-cycle-breaker.scn);
+ * with the fixes of cnf-name-repeats-orphan-name.scn or delete-in-move-cycle-unrestorable.scn
+ * reverted it fails too (the first at each of 5 seeds tried, within 250-980 runs of 1,500).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -22,6 +24,7 @@ import type { Stamp } from "../../core/store/stamp";
 import { freshDomain, t0Ms, unwrap } from "../../core/testing/node-fixture";
 import { EffectiveView } from "../../core/view/effective-view";
 import { treeViolations } from "./oracles";
+import type { DirectoryNode } from "../../core/node/directory-node";
 
 const peer = "eeeeeeee-0000-4000-8000-000000000001";
 const missing = "dddddddd-0000-4000-8000-00000000000d";
@@ -104,6 +107,32 @@ function stateOf(units: readonly Unit[]) {
   return d;
 }
 
+/** Every alive unit's effective path resolves back to it. */
+function expectPathsResolveBack(node: DirectoryNode, units: number, nowMs: number): void {
+  const view = new EffectiveView(node.dir);
+  for (const r of node.dir.store.all()) {
+    if (r.existence.stage !== "alive" || !r.id.startsWith("aaaaaaaa-") || units === 0) continue;
+    const path = view.path(r);
+    const resolved = node.resolvePath(path, nowMs);
+    expect(resolved.ok ? resolved.value.id : `${path}: ${resolved.code}`).toBe(r.id);
+  }
+}
+
+/** A local operation on the units (and the root and /LostAndFound): any of them may be refused. */
+type Op =
+  | { readonly kind: "move"; readonly target: number; readonly parent: number }
+  | { readonly kind: "rename"; readonly target: number; readonly name: number }
+  | { readonly kind: "delete" | "restore"; readonly target: number }
+  | { readonly kind: "create"; readonly parent: number; readonly name: number };
+
+const opArb = (n: number): fc.Arbitrary<Op> =>
+  fc.oneof(
+    fc.record({ kind: fc.constant("move" as const), target: fc.nat(n - 1), parent: fc.integer({ min: -2, max: n - 1 }) }),
+    fc.record({ kind: fc.constant("rename" as const), target: fc.nat(n - 1), name: fc.nat(n - 1) }),
+    fc.record({ kind: fc.constantFrom("delete" as const, "restore" as const), target: fc.nat(n - 1) }),
+    fc.record({ kind: fc.constant("create" as const), parent: fc.integer({ min: -2, max: n - 1 }), name: fc.nat(n - 1) }),
+  );
+
 describe("derived repairs for any replicated state", () => {
   it("keep the effective tree a tree with unique sibling names, and every path resolves back", () => {
     fc.assert(
@@ -111,14 +140,7 @@ describe("derived repairs for any replicated state", () => {
         const d = stateOf(units);
         const dir = d.node.dir;
         expect(treeViolations("n1", d.node)).toEqual([]);
-        const view = new EffectiveView(dir);
-        for (let i = 0; i < units.length; i++) {
-          const r = dir.get(unitId(i))!;
-          if (r.existence.stage !== "alive") continue;
-          const path = view.path(r);
-          const resolved = d.node.resolvePath(path, t0Ms);
-          expect(resolved.ok ? resolved.value.id : `${path}: ${resolved.code}`).toBe(r.id);
-        }
+        expectPathsResolveBack(d.node, units.length, t0Ms);
       }),
       { numRuns: 1500, seed: 20261123 },
     );
@@ -147,6 +169,34 @@ describe("derived repairs for any replicated state", () => {
         expect(restored.ok ? "ok" : `${restored.code}: ${restored.message}`).toBe("ok");
         expect(stages()).toEqual(before);
         expect(treeViolations("n1", d.node)).toEqual([]);
+      }),
+      { numRuns: 1500, seed: 20261123 },
+    );
+  });
+  it("hold after any sequence of local operations on such a state", () => {
+    const arb = fc
+      .integer({ min: 2, max: 6 })
+      .chain((n) =>
+        fc.tuple(fc.array(unitArb(n), { minLength: n, maxLength: n }), fc.array(opArb(n), { minLength: 1, maxLength: 6 })),
+      );
+    fc.assert(
+      fc.property(arb, ([units, ops]) => {
+        const d = stateOf(units);
+        const node = d.node;
+        const parentOf = (p: number): Guid => (p === -1 ? d.root : p === -2 ? d.lostAndFound : unitId(p));
+        ops.forEach((op, step) => {
+          const nowMs = t0Ms + (10 + step) * 1000;
+          // Names reuse the units' own, CNF forms included, so operations meet every collision.
+          if (op.kind === "move") node.move(unitId(op.target), { parent: parentOf(op.parent) }, nowMs);
+          else if (op.kind === "rename") node.move(unitId(op.target), { name: nameOf(units, op.name) }, nowMs);
+          else if (op.kind === "delete") node.delete(unitId(op.target), nowMs);
+          else if (op.kind === "restore") node.restore(unitId(op.target), nowMs);
+          else if (op.kind === "create") {
+            node.create({ parent: parentOf(op.parent), name: nameOf(units, op.name), className: "organizationalUnit" }, nowMs);
+          }
+          expect(treeViolations("n1", node)).toEqual([]);
+          expectPathsResolveBack(node, units.length, nowMs);
+        });
       }),
       { numRuns: 1500, seed: 20261123 },
     );
