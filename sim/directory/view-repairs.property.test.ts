@@ -9,7 +9,8 @@
  * parents (among themselves, the root, /LostAndFound or a missing id) and placement claims,
  * stores them as a merge would, deletes some, and judges the view; then deletes one alive unit
  * and restores it, which must give every stage back; then runs random local operations
- * (moves, renames, deletes, restores, creates) and judges the view after each. It found a
+ * (moves, renames, deletes, restores, shreds, creates, GC as tombstones age) and judges the
+ * view after each. It found a
  * CNF-form path resolving to a tombstone (scenarios/regressions/cnf-path-resolves-tombstone.scn),
  * a CNF copy whose delete could not be undone (restore-cnf-copy-name-in-use.scn) and a rename
  * making a cycle breaker that /LostAndFound did not list (rename-makes-cycle-breaker.scn);
@@ -122,14 +123,16 @@ function expectPathsResolveBack(node: DirectoryNode, units: number, nowMs: numbe
 type Op =
   | { readonly kind: "move"; readonly target: number; readonly parent: number }
   | { readonly kind: "rename"; readonly target: number; readonly name: number }
-  | { readonly kind: "delete" | "restore"; readonly target: number }
+  | { readonly kind: "delete" | "restore" | "shred"; readonly target: number }
+  | { readonly kind: "gc" }
   | { readonly kind: "create"; readonly parent: number; readonly name: number };
 
 const opArb = (n: number): fc.Arbitrary<Op> =>
   fc.oneof(
     fc.record({ kind: fc.constant("move" as const), target: fc.nat(n - 1), parent: fc.integer({ min: -2, max: n - 1 }) }),
     fc.record({ kind: fc.constant("rename" as const), target: fc.nat(n - 1), name: fc.nat(n - 1) }),
-    fc.record({ kind: fc.constantFrom("delete" as const, "restore" as const), target: fc.nat(n - 1) }),
+    fc.record({ kind: fc.constantFrom("delete" as const, "restore" as const, "shred" as const), target: fc.nat(n - 1) }),
+    fc.record({ kind: fc.constant("gc" as const) }),
     fc.record({ kind: fc.constant("create" as const), parent: fc.integer({ min: -2, max: n - 1 }), name: fc.nat(n - 1) }),
   );
 
@@ -184,13 +187,18 @@ describe("derived repairs for any replicated state", () => {
         const d = stateOf(units);
         const node = d.node;
         const parentOf = (p: number): Guid => (p === -1 ? d.root : p === -2 ? d.lostAndFound : unitId(p));
+        // A restore window of 10 s and 4 s between operations: tombstones age, harden and
+        // become purgeable within a sequence.
+        unwrap(node.putAttribute(d.configuration, "timeUntilShred", ["10"], t0Ms + 9_000));
         ops.forEach((op, step) => {
-          const nowMs = t0Ms + (10 + step) * 1000;
+          const nowMs = t0Ms + (10 + 4 * step) * 1000;
           // Names reuse the units' own, CNF forms included, so operations meet every collision.
           if (op.kind === "move") node.move(unitId(op.target), { parent: parentOf(op.parent) }, nowMs);
           else if (op.kind === "rename") node.move(unitId(op.target), { name: nameOf(units, op.name) }, nowMs);
           else if (op.kind === "delete") node.delete(unitId(op.target), nowMs);
           else if (op.kind === "restore") node.restore(unitId(op.target), nowMs);
+          else if (op.kind === "shred") node.shred(unitId(op.target), nowMs);
+          else if (op.kind === "gc") node.gc(nowMs);
           else if (op.kind === "create") {
             node.create({ parent: parentOf(op.parent), name: nameOf(units, op.name), className: "organizationalUnit" }, nowMs);
           }
