@@ -9,8 +9,8 @@
  * parents (among themselves, the root, /LostAndFound or a missing id) and placement claims,
  * stores them as a merge would, deletes some, and judges the view; then deletes one alive unit
  * and restores it, which must give every stage back; then runs random local operations
- * (moves, renames, deletes, restores, shreds, creates, GC as tombstones age) and judges the
- * view after each. It found a
+ * (moves, renames, deletes, restores, shreds, creates, GC as tombstones age) and partners'
+ * merged moves, renames, deletes and restores, and judges the view after each. It found a
  * CNF-form path resolving to a tombstone (scenarios/regressions/cnf-path-resolves-tombstone.scn),
  * a CNF copy whose delete could not be undone (restore-cnf-copy-name-in-use.scn) and a rename
  * making a cycle breaker that /LostAndFound did not list (rename-makes-cycle-breaker.scn);
@@ -125,6 +125,9 @@ type Op =
   | { readonly kind: "rename"; readonly target: number; readonly name: number }
   | { readonly kind: "delete" | "restore" | "shred"; readonly target: number }
   | { readonly kind: "gc" }
+  /** As a merge of a partner's write stores it, after the local view has pruned its caches. */
+  | { readonly kind: "remote-move"; readonly target: number; readonly parent: number; readonly name: number }
+  | { readonly kind: "remote-stage"; readonly target: number }
   | { readonly kind: "create"; readonly parent: number; readonly name: number };
 
 const opArb = (n: number): fc.Arbitrary<Op> =>
@@ -133,8 +136,45 @@ const opArb = (n: number): fc.Arbitrary<Op> =>
     fc.record({ kind: fc.constant("rename" as const), target: fc.nat(n - 1), name: fc.nat(n - 1) }),
     fc.record({ kind: fc.constantFrom("delete" as const, "restore" as const, "shred" as const), target: fc.nat(n - 1) }),
     fc.record({ kind: fc.constant("gc" as const) }),
+    fc.record({
+      kind: fc.constant("remote-move" as const),
+      target: fc.nat(n - 1),
+      parent: fc.integer({ min: -3, max: n - 1 }),
+      name: fc.nat(n - 1),
+    }),
+    fc.record({ kind: fc.constant("remote-stage" as const), target: fc.nat(n - 1) }),
     fc.record({ kind: fc.constant("create" as const), parent: fc.integer({ min: -2, max: n - 1 }), name: fc.nat(n - 1) }),
   );
+
+/**
+ * Stores a partner's newer placement claim, or a partner's delete or restore (the stage
+ * flipped, version + 1), as the merge would: Directory.write with a peer's stamp.
+ */
+function mergeFromPeer(
+  node: DirectoryNode,
+  op: Extract<Op, { kind: "remote-move" | "remote-stage" }>,
+  nowMs: number,
+  parentOf: (p: number) => Guid,
+  units: readonly Unit[],
+): void {
+  const dir = node.dir;
+  const record = dir.get(unitId(op.target));
+  if (record === undefined || record.existence.stage === "shredded" || record.hardened) return;
+  const usn = dir.allocateUsn();
+  if (op.kind === "remote-move") {
+    const stamp: Stamp = { ...record.placement.stamp, version: record.placement.stamp.version + 1, atMs: nowMs, origin: peer, localUsn: usn };
+    const parent = op.parent === op.target ? record.placement.parent : parentOf(op.parent);
+    dir.write({ ...record, placement: { parent, name: nameOf(units, op.name), stamp }, usnChanged: usn });
+    return;
+  }
+  const alive = record.existence.stage === "alive";
+  const stamp: Stamp = { ...record.existence.stamp, version: record.existence.stamp.version + 1, atMs: nowMs, origin: peer, localUsn: usn };
+  dir.write({
+    ...record,
+    existence: { ...record.existence, stage: alive ? "deleted" : "alive", deleteRoot: alive ? record.id : null, stamp },
+    usnChanged: usn,
+  });
+}
 
 describe("derived repairs for any replicated state", () => {
   it("keep the effective tree a tree with unique sibling names, and every path resolves back", () => {
@@ -176,7 +216,7 @@ describe("derived repairs for any replicated state", () => {
       { numRuns: 1500, seed: 20261123 },
     );
   });
-  it("hold after any sequence of local operations on such a state", () => {
+  it("hold after any sequence of local operations and partners' merges on such a state", () => {
     const arb = fc
       .integer({ min: 2, max: 6 })
       .chain((n) =>
@@ -193,14 +233,32 @@ describe("derived repairs for any replicated state", () => {
         ops.forEach((op, step) => {
           const nowMs = t0Ms + (10 + 4 * step) * 1000;
           // Names reuse the units' own, CNF forms included, so operations meet every collision.
-          if (op.kind === "move") node.move(unitId(op.target), { parent: parentOf(op.parent) }, nowMs);
-          else if (op.kind === "rename") node.move(unitId(op.target), { name: nameOf(units, op.name) }, nowMs);
-          else if (op.kind === "delete") node.delete(unitId(op.target), nowMs);
-          else if (op.kind === "restore") node.restore(unitId(op.target), nowMs);
-          else if (op.kind === "shred") node.shred(unitId(op.target), nowMs);
-          else if (op.kind === "gc") node.gc(nowMs);
-          else if (op.kind === "create") {
-            node.create({ parent: parentOf(op.parent), name: nameOf(units, op.name), className: "organizationalUnit" }, nowMs);
+          switch (op.kind) {
+            case "move":
+              node.move(unitId(op.target), { parent: parentOf(op.parent) }, nowMs);
+              break;
+            case "rename":
+              node.move(unitId(op.target), { name: nameOf(units, op.name) }, nowMs);
+              break;
+            case "delete":
+              node.delete(unitId(op.target), nowMs);
+              break;
+            case "restore":
+              node.restore(unitId(op.target), nowMs);
+              break;
+            case "shred":
+              node.shred(unitId(op.target), nowMs);
+              break;
+            case "gc":
+              node.gc(nowMs);
+              break;
+            case "create":
+              node.create({ parent: parentOf(op.parent), name: nameOf(units, op.name), className: "organizationalUnit" }, nowMs);
+              break;
+            case "remote-move":
+            case "remote-stage":
+              mergeFromPeer(node, op, nowMs, (p) => (p === -3 ? missing : parentOf(p)), units);
+              break;
           }
           expect(treeViolations("n1", node)).toEqual([]);
           expectPathsResolveBack(node, units.length, nowMs);
