@@ -108,7 +108,11 @@ function stateOf(units: readonly Unit[]) {
   return d;
 }
 
-/** Every alive unit's effective path resolves back to it. */
+/**
+ * Every alive unit's effective path resolves back to it, its payload shows the repair fields
+ * exactly where the effective facts differ from the stored ones (SPEC "Object payload"), and
+ * it is in its effective parent's child listing under its effective name.
+ */
 function expectPathsResolveBack(node: DirectoryNode, units: number, nowMs: number): void {
   const view = new EffectiveView(node.dir);
   for (const r of node.dir.store.all()) {
@@ -116,6 +120,14 @@ function expectPathsResolveBack(node: DirectoryNode, units: number, nowMs: numbe
     const path = view.path(r);
     const resolved = node.resolvePath(path, nowMs);
     expect(resolved.ok ? resolved.value.id : `${path}: ${resolved.code}`).toBe(r.id);
+    const facts = view.of(r);
+    const payload = unwrap(node.object(r.id, nowMs));
+    expect(payload.path).toBe(path);
+    expect(payload.effectiveName).toBe(facts.effectiveName === r.placement.name ? undefined : facts.effectiveName);
+    expect(payload.effectiveParent).toBe(facts.effectiveParent === r.placement.parent ? undefined : facts.effectiveParent);
+    expect(payload.conflicted).toBe(facts.conflicted ? true : undefined);
+    const listed = unwrap(node.children(facts.effectiveParent!)).find((c) => c.id === r.id);
+    expect(listed?.name).toBe(facts.effectiveName);
   }
 }
 
