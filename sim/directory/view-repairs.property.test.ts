@@ -10,7 +10,8 @@
  * stores them as a merge would, deletes some, and judges the view; then deletes one alive unit
  * and restores it, which must give every stage back; then runs random local operations
  * (moves, renames, deletes, restores, shreds, creates, GC as tombstones age) and partners'
- * merged moves, renames, deletes and restores, and judges the view after each. It found a
+ * merged moves, renames, deletes and restores, and judges the view after each, and what a
+ * boot from the entries persisted so far derives against what the running node shows. It found a
  * CNF-form path resolving to a tombstone (scenarios/regressions/cnf-path-resolves-tombstone.scn),
  * a CNF copy whose delete could not be undone (restore-cnf-copy-name-in-use.scn) and a rename
  * making a cycle breaker that /LostAndFound did not list (rename-makes-cycle-breaker.scn);
@@ -24,8 +25,10 @@ import type { ObjectRecord } from "../../core/store/record";
 import type { Stamp } from "../../core/store/stamp";
 import { freshDomain, t0Ms, unwrap } from "../../core/testing/node-fixture";
 import { EffectiveView } from "../../core/view/effective-view";
-import { treeViolations } from "./oracles";
-import type { DirectoryNode } from "../../core/node/directory-node";
+import { treeViolations, viewDigest } from "./oracles";
+import { DirectoryNode } from "../../core/node/directory-node";
+import { applyKvBatch } from "../../core/wal/kv-batch";
+import { seededRandom } from "../../core/testing/seeded-random";
 
 const peer = "eeeeeeee-0000-4000-8000-000000000001";
 const missing = "dddddddd-0000-4000-8000-00000000000d";
@@ -188,6 +191,48 @@ function mergeFromPeer(
   });
 }
 
+/** Runs one operation (refusals are fine: the invariants must hold either way). */
+function applyOp(d: ReturnType<typeof stateOf>, units: readonly Unit[], op: Op, nowMs: number): void {
+  const node = d.node;
+  const parentOf = (p: number): Guid => (p === -1 ? d.root : p === -2 ? d.lostAndFound : unitId(p));
+  // Names reuse the units' own, CNF forms included, so operations meet every collision.
+  switch (op.kind) {
+    case "move":
+      node.move(unitId(op.target), { parent: parentOf(op.parent) }, nowMs);
+      break;
+    case "rename":
+      node.move(unitId(op.target), { name: nameOf(units, op.name) }, nowMs);
+      break;
+    case "delete":
+      node.delete(unitId(op.target), nowMs);
+      break;
+    case "restore":
+      node.restore(unitId(op.target), nowMs);
+      break;
+    case "shred":
+      node.shred(unitId(op.target), nowMs);
+      break;
+    case "gc":
+      node.gc(nowMs);
+      break;
+    case "create":
+      node.create({ parent: parentOf(op.parent), name: nameOf(units, op.name), className: "organizationalUnit" }, nowMs);
+      break;
+    case "remote-move":
+    case "remote-stage":
+      mergeFromPeer(node, op, nowMs, (p) => (p === -3 ? missing : parentOf(p)), units);
+      break;
+  }
+}
+
+/** /LostAndFound's listing as ids and effective names. */
+function lostAndFoundListing(node: DirectoryNode): string {
+  const id = node.dir.landmarks()!.lostAndFound!;
+  return unwrap(node.children(id))
+    .map((c) => `${c.id}:${c.name}`)
+    .join(",");
+}
+
 describe("derived repairs for any replicated state", () => {
   it("keep the effective tree a tree with unique sibling names, and every path resolves back", () => {
     fc.assert(
@@ -238,45 +283,54 @@ describe("derived repairs for any replicated state", () => {
       fc.property(arb, ([units, ops]) => {
         const d = stateOf(units);
         const node = d.node;
-        const parentOf = (p: number): Guid => (p === -1 ? d.root : p === -2 ? d.lostAndFound : unitId(p));
         // A restore window of 10 s and 4 s between operations: tombstones age, harden and
         // become purgeable within a sequence.
         unwrap(node.putAttribute(d.configuration, "timeUntilShred", ["10"], t0Ms + 9_000));
         ops.forEach((op, step) => {
           const nowMs = t0Ms + (10 + 4 * step) * 1000;
-          // Names reuse the units' own, CNF forms included, so operations meet every collision.
-          switch (op.kind) {
-            case "move":
-              node.move(unitId(op.target), { parent: parentOf(op.parent) }, nowMs);
-              break;
-            case "rename":
-              node.move(unitId(op.target), { name: nameOf(units, op.name) }, nowMs);
-              break;
-            case "delete":
-              node.delete(unitId(op.target), nowMs);
-              break;
-            case "restore":
-              node.restore(unitId(op.target), nowMs);
-              break;
-            case "shred":
-              node.shred(unitId(op.target), nowMs);
-              break;
-            case "gc":
-              node.gc(nowMs);
-              break;
-            case "create":
-              node.create({ parent: parentOf(op.parent), name: nameOf(units, op.name), className: "organizationalUnit" }, nowMs);
-              break;
-            case "remote-move":
-            case "remote-stage":
-              mergeFromPeer(node, op, nowMs, (p) => (p === -3 ? missing : parentOf(p)), units);
-              break;
-          }
+          applyOp(d, units, op, nowMs);
           expect(treeViolations("n1", node)).toEqual([]);
           expectPathsResolveBack(node, units.length, nowMs);
         });
       }),
       { numRuns: 1500, seed: 20261123 },
+    );
+  });
+
+  it("match what a boot from the persisted entries derives, after every operation", () => {
+    // What the running node derives write by write (repair suspects, name indexes) must be
+    // what a restart derives from its records alone (the simulator's boot oracle, on states
+    // and operations its workload does not write).
+    const arb = fc
+      .integer({ min: 2, max: 6 })
+      .chain((n) =>
+        fc.tuple(fc.array(unitArb(n), { minLength: n, maxLength: n }), fc.array(opArb(n), { minLength: 1, maxLength: 6 })),
+      );
+    fc.assert(
+      fc.property(arb, ([units, ops]) => {
+        const d = stateOf(units);
+        const node = d.node;
+        const disk = new Map<string, string>();
+        const persist = (): void => {
+          node.markChanged();
+          const ready = node.ready();
+          if (ready !== null) applyKvBatch(disk, ready.batch);
+        };
+        unwrap(node.putAttribute(d.configuration, "timeUntilShred", ["10"], t0Ms + 9_000));
+        persist();
+        ops.forEach((op, step) => {
+          const nowMs = t0Ms + (10 + 4 * step) * 1000;
+          applyOp(d, units, op, nowMs);
+          persist();
+          // A view first, as a user's listing would: it prunes the running node's suspects.
+          const listing = lostAndFoundListing(node);
+          const booted = DirectoryNode.boot(seededRandom(7), disk, nowMs);
+          expect(booted).not.toBeNull();
+          expect(viewDigest(booted!)).toBe(viewDigest(node));
+          expect(lostAndFoundListing(booted!)).toBe(listing);
+        });
+      }),
+      { numRuns: 600, seed: 20261123 },
     );
   });
 });
