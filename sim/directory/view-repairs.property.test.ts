@@ -7,7 +7,9 @@
  * /LostAndFound's listing exact), and every alive object's effective path resolves back to it.
  * Method: fast-check builds a small set of organizational units with random names, stored
  * parents (among themselves, the root, /LostAndFound or a missing id) and placement claims,
- * stores them as a merge would, deletes some, and judges the view; then deletes one alive unit
+ * stores them as a merge would, deletes some, and judges the view, also against a node that
+ * took the same records in another order with /LostAndFound listed (suspects pruned) after
+ * each; then deletes one alive unit
  * and restores it, which must give every stage back; then runs random local operations
  * (moves, renames, deletes, restores, shreds, creates, GC as tombstones age) and partners'
  * merged moves, renames, deletes and restores, and judges the view after each, and what a
@@ -75,13 +77,14 @@ function nameOf(units: readonly Unit[], i: number): string {
 }
 
 /** A domain holding `units` as replication could have left them (see Unit). */
-function stateOf(units: readonly Unit[]) {
+function stateOf(units: readonly Unit[], order?: readonly number[], afterEach?: (node: DirectoryNode) => void) {
   const d = freshDomain();
   const dir = d.node.dir;
   const ou = unwrap(d.node.resolvePath("/Configuration/Schema/organizationalUnit", t0Ms)).id;
   const parentOf = (p: number): Guid =>
     p === -1 ? d.root : p === -2 ? d.lostAndFound : p === -3 ? missing : unitId(p);
-  units.forEach((u, i) => {
+  (order ?? units.map((_, i) => i)).forEach((i) => {
+    const u = units[i]!;
     const usn = dir.allocateUsn();
     const stamp: Stamp = {
       version: 1,
@@ -107,6 +110,7 @@ function stateOf(units: readonly Unit[]) {
       hardened: false,
     };
     dir.write(record);
+    afterEach?.(d.node);
   });
   return d;
 }
@@ -248,6 +252,23 @@ describe("derived repairs for any replicated state", () => {
   // SPEC restores only under an alive parent, so an orphan (stored parent dead or missing) is
   // left out: deleted, it stays deleted until its parent is restored. Members of a stored move
   // cycle are in: their delete takes their parent, and the restore lifts it again.
+  it("show the same view whatever order the records arrive in, and whatever listings ran meanwhile", () => {
+    // Replication is not in tree order: one node takes the records in index order and lists
+    // /LostAndFound after each (pruning its repair suspects), another in a shuffled order.
+    const arb = statesArb.chain((units) =>
+      fc.tuple(fc.constant(units), fc.shuffledSubarray(units.map((_, i) => i), { minLength: units.length })),
+    );
+    fc.assert(
+      fc.property(arb, ([units, order]) => {
+        const listed = stateOf(units, undefined, (node) => lostAndFoundListing(node));
+        const shuffled = stateOf(units, order);
+        expect(viewDigest(shuffled.node)).toBe(viewDigest(listed.node));
+        expect(lostAndFoundListing(shuffled.node)).toBe(lostAndFoundListing(listed.node));
+      }),
+      { numRuns: 1500, seed: 20261123 },
+    );
+  });
+
   it("let a delete of any alive unit under an alive parent be undone by its restore, cycles included", () => {
     fc.assert(
       fc.property(statesArb, fc.nat(), (units, pick) => {
