@@ -210,6 +210,20 @@ describe("broken cycles", () => {
     expect(unwrap(d.node.children(d.root)).map((k) => k.name)).not.toContain("A");
   });
 
+  it("a rename that makes another member the latest claim lists that one under /LostAndFound", () => {
+    const d = freshDomain();
+    const a = make(d.node, d.root, "A");
+    const b = make(d.node, a, "B");
+    replacePlacement(d.node, a, b, t0Ms + 5 * secondMs);
+    // Listed once: B (not repaired then) leaves the node's repair suspects.
+    expect(unwrap(d.node.children(d.lostAndFound)).map((k) => k.name)).toEqual(["A"]);
+    unwrap(d.node.move(b, { name: "B2" }, t0Ms + 6 * secondMs));
+    expect(unwrap(d.node.object(b, t0Ms + 6 * secondMs)).path).toBe("/LostAndFound/B2");
+    expect(unwrap(d.node.children(d.lostAndFound)).map((k) => [k.name, k.cycleBroken])).toEqual([
+      ["B2", true],
+    ]);
+  });
+
   it("a local move of the broken member back under the root dissolves the repair", () => {
     const d = freshDomain();
     const a = make(d.node, d.root, "A");
