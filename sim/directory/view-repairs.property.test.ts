@@ -237,6 +237,13 @@ function lostAndFoundListing(node: DirectoryNode): string {
     .join(",");
 }
 
+/** A state and up to six operations on it. */
+const sequencesArb = fc
+  .integer({ min: 2, max: 6 })
+  .chain((n) =>
+    fc.tuple(fc.array(unitArb(n), { minLength: n, maxLength: n }), fc.array(opArb(n), { minLength: 1, maxLength: 6 })),
+  );
+
 describe("derived repairs for any replicated state", () => {
   it("keep the effective tree a tree with unique sibling names, and every path resolves back", () => {
     fc.assert(
@@ -294,14 +301,10 @@ describe("derived repairs for any replicated state", () => {
       { numRuns: 1500, seed: 20261123 },
     );
   });
+
   it("hold after any sequence of local operations and partners' merges on such a state", () => {
-    const arb = fc
-      .integer({ min: 2, max: 6 })
-      .chain((n) =>
-        fc.tuple(fc.array(unitArb(n), { minLength: n, maxLength: n }), fc.array(opArb(n), { minLength: 1, maxLength: 6 })),
-      );
     fc.assert(
-      fc.property(arb, ([units, ops]) => {
+      fc.property(sequencesArb, ([units, ops]) => {
         const d = stateOf(units);
         const node = d.node;
         // A restore window of 10 s and 4 s between operations: tombstones age, harden and
@@ -322,13 +325,8 @@ describe("derived repairs for any replicated state", () => {
     // What the running node derives write by write (repair suspects, name indexes) must be
     // what a restart derives from its records alone (the simulator's boot oracle, on states
     // and operations its workload does not write).
-    const arb = fc
-      .integer({ min: 2, max: 6 })
-      .chain((n) =>
-        fc.tuple(fc.array(unitArb(n), { minLength: n, maxLength: n }), fc.array(opArb(n), { minLength: 1, maxLength: 6 })),
-      );
     fc.assert(
-      fc.property(arb, ([units, ops]) => {
+      fc.property(sequencesArb, ([units, ops]) => {
         const d = stateOf(units);
         const node = d.node;
         const disk = new Map<string, string>();
