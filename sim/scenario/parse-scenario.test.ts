@@ -45,16 +45,39 @@ describe("scenario files", () => {
   }
 
   it("swarm scenarios print to files that read back to the same knobs", () => {
+    let ageing = 0;
     for (let seed = 1; seed <= 30; seed++) {
       const s = swarmScenario(seed);
       const again = parseScenario(printScenario(s));
       expect(again.faults).toEqual(s.faults);
-      expect({ ...again, faults: null, faultLines: [] }).toEqual({
+      // Steps built in code carry line 0; read back, each carries its line in the file.
+      const unlined = (x: typeof s) => x.steps.map((step) => ({ ...step, line: 0 }));
+      expect(unlined(again)).toEqual(unlined(s));
+      expect({ ...again, faults: null, faultLines: [], steps: [] }).toEqual({
         ...s,
         faults: null,
         faultLines: [],
+        steps: [],
       });
+      if (s.gcEveryMs !== null) {
+        ageing++;
+        expect(s.gcEveryMs).toBeGreaterThanOrEqual(1000);
+        expect(s.gcEveryMs).toBeLessThanOrEqual(10_000);
+        expect(s.steps).toHaveLength(1);
+        const step = s.steps[0]!;
+        expect(step.atMs).toBe(0);
+        expect(step.action.kind === "op" && step.action.node).toBe("n1");
+        const op = step.action.kind === "op" ? step.action.op : null;
+        expect(op?.verb === "config" && op.attribute).toBe("timeUntilShred");
+        const seconds = op?.verb === "config" ? op.seconds : 0;
+        expect([10, 20, 30, 40, 50, 60]).toContain(seconds);
+      } else {
+        expect(s.steps).toEqual([]);
+      }
     }
+    // About half the seeds age tombstones (GC on, a short restore window), the rest never do.
+    expect(ageing).toBeGreaterThanOrEqual(8);
+    expect(ageing).toBeLessThanOrEqual(22);
   });
 });
 

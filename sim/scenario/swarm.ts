@@ -1,17 +1,24 @@
 import type { DirectoryOpKind } from "../directory/directory-op";
+import type { ScriptOp } from "../directory/script-op";
 import type { OpMix } from "../directory/workload";
 import { defaultMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { presetFaults, swarmFaults } from "../faults";
 import { Prng } from "../prng";
-import type { Scenario } from "./scenario";
+import type { Scenario, Step } from "./scenario";
 import { scenarioOptionDefaults } from "./scenario";
 
 /**
  * Scenarios without a file. A preset run: the given preset at fixed size. A swarm seed (VOPR):
  * the seed alone derives node count (3-7), which fault classes are on and their rates (inside
  * the presets' envelope, via swarmFaults), the write rate, the op mix and the safety length,
- * from its own stream (`swarm/<seed>`), so the world's streams are untouched.
+ * from its own stream (`swarm/<seed>`), so the world's streams are untouched; and, from a fork
+ * of that stream (`gc`) so the knobs above stay what they were before it existed, whether
+ * tombstones age in the run: on half the seeds GC runs every 1-10 s with a restore window
+ * (timeUntilShred) of 10-60 s, set by n1 at 0 s, so hardening races restores, shreds and
+ * partners under the seed's faults. The purge horizon keeps its default: chaos clocks sit up
+ * to 2 minutes apart and partners cut off longer than maxTimeApart are refused for good, so a
+ * short horizon belongs to scenarios that expect that (max-time-apart.scn).
  */
 
 export interface PresetRun {
@@ -51,6 +58,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   for (const k of kinds) mix[k] = prng.chance(0.2) ? 0 : prng.int(1, 30);
   mix.create = Math.max(mix.create ?? 0, 5);
   const safetyMs = prng.int(3, 12) * 10_000;
+  const ageing = swarmAgeing(prng.fork("gc"));
   return {
     ...scenarioOptionDefaults(),
     name: base === null ? `swarm-${seed}` : `swarm-${base}-${seed}`,
@@ -62,7 +70,18 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     rate,
     mix: mix as OpMix,
     safetyMs,
+    gcEveryMs: ageing?.gcEveryMs ?? null,
+    steps: ageing === null ? [] : [ageing.window],
   };
+}
+
+/** On half the seeds: how often GC runs, and the step that shortens the restore window. */
+function swarmAgeing(prng: Prng): { gcEveryMs: number; window: Step } | null {
+  if (!prng.chance(0.5)) return null;
+  const gcEveryMs = prng.int(1, 10) * 1000;
+  const seconds = prng.int(1, 6) * 10;
+  const op: ScriptOp = { verb: "config", attribute: "timeUntilShred", seconds };
+  return { gcEveryMs, window: { atMs: 0, line: 0, action: { kind: "op", node: "n1", op, outcome: "ok" } } };
 }
 
 /** Each class on with probability 1/2 at its preset shape (or the preset's), then the knobs. */
