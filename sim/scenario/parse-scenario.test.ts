@@ -75,9 +75,15 @@ describe("scenario files", () => {
         expect(s.steps).toEqual([]);
       }
     }
-    // About half the seeds age tombstones (GC on, a short restore window), the rest never do.
+    // About half the seeds age tombstones (GC on, a short restore window), the rest never do;
+    // about half pull in small batches.
     expect(ageing).toBeGreaterThanOrEqual(8);
     expect(ageing).toBeLessThanOrEqual(22);
+    const small = [...Array(30).keys()].map((i) => swarmScenario(i + 1).timing);
+    const batches = small.flatMap((t) => (t.objectsPerBatch === undefined ? [] : [t.objectsPerBatch]));
+    expect(batches.length).toBeGreaterThanOrEqual(8);
+    expect(batches.length).toBeLessThanOrEqual(22);
+    for (const n of batches) expect([1, 2, 3, 5, 10, 20]).toContain(n);
   });
 });
 

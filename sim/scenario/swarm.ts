@@ -1,5 +1,6 @@
 import type { DirectoryOpKind } from "../directory/directory-op";
 import type { ScriptOp } from "../directory/script-op";
+import type { ReplicationTiming } from "../directory/directory-host";
 import type { OpMix } from "../directory/workload";
 import { defaultMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
@@ -59,6 +60,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   mix.create = Math.max(mix.create ?? 0, 5);
   const safetyMs = prng.int(3, 12) * 10_000;
   const ageing = swarmAgeing(prng.fork("gc"));
+  const timing = swarmTiming(prng.fork("timing"));
   return {
     ...scenarioOptionDefaults(),
     name: base === null ? `swarm-${seed}` : `swarm-${base}-${seed}`,
@@ -72,7 +74,19 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     safetyMs,
     gcEveryMs: ageing?.gcEveryMs ?? null,
     steps: ageing === null ? [] : [ageing.window],
+    timing,
   };
+}
+
+/**
+ * On half the seeds: small pull batches (1-20 objects), so answers run to many continuations
+ * (where watermarks, filters and rollbacks met before: scenarios/regressions), and a pull
+ * timeout of 2-10 s.
+ */
+function swarmTiming(prng: Prng): Partial<ReplicationTiming> {
+  if (!prng.chance(0.5)) return {};
+  const objectsPerBatch = prng.pick([1, 2, 3, 5, 10, 20]);
+  return { objectsPerBatch, pullTimeoutMs: prng.int(2, 10) * 1000 };
 }
 
 /** On half the seeds: how often GC runs, and the step that shortens the restore window. */
