@@ -8,7 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { DirectoryNode } from "../../core/node/directory-node";
-import type { ObjectRecord } from "../../core/store/record";
+import type { ObjectRecord, ValueAtom } from "../../core/store/record";
+import { residueFloorKey } from "../../core/store/record";
 import { freshDomain, t0Ms, unwrap, withStoredCycle } from "../../core/testing/node-fixture";
 import { EffectiveView } from "../../core/view/effective-view";
 import { RoundTracker } from "../scenario/round-tracker";
@@ -118,6 +119,34 @@ describe("the durability oracle", () => {
     const nodes = new Map([["n1", node]]);
     expect(durabilityViolations(ledger, nodes, { purged: () => false }).join()).toMatch(/n1 lacks/);
     expect(durabilityViolations(ledger, nodes, { purged: () => true })).toEqual([]);
+  });
+
+  it("flags a lost value atom, unless residue under its attribute's floor superseded it", () => {
+    const { node, id } = setup();
+    const record = node.dir.get(id)!;
+    const ledger = new Ledger();
+    // An acked value written late (60 s) at version 1: not on the node.
+    const late = { ...record.existence.stamp, version: 1, atMs: t0Ms + 60_000 };
+    ledger.ack({ node: "n2", objectId: id, atom: "attr\u0000description\u0000a", stamp: late, life: 1, atMs: 0, trueMs: 0 });
+    const nodes = new Map([["n1", node]]);
+    expect(durabilityViolations(ledger, nodes).join()).toMatch(/n1 lost attr.description.a/);
+    // GC dropped residue of version 2 stamped earlier (10 s): the floor stands above the ack.
+    const floorStamp = { ...late, version: 2, atMs: t0Ms + 10_000 };
+    const floor: ValueAtom = { key: residueFloorKey, present: false, value: null, meta: null, stamp: floorStamp };
+    const attrs = new Map(record.attrs);
+    attrs.set("description", new Map([[residueFloorKey, floor]]));
+    node.dir.write({ ...record, attrs, usnChanged: node.dir.allocateUsn() });
+    expect(durabilityViolations(ledger, nodes)).toEqual([]);
+  });
+});
+
+describe("a rolled-back node in the no-resurrection oracle", () => {
+  it("keeps what its GC purged, so that absence stays excused", () => {
+    const { id, oracle } = setup();
+    oracle.notePurged("n1", [id]);
+    oracle.rolledBack("n1");
+    expect(oracle.wasPurged("n1", id)).toBe(true);
+    expect(oracle.wasPurged("n2", id)).toBe(false);
   });
 });
 

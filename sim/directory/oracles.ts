@@ -286,9 +286,14 @@ export function durabilityViolations(
       // (a value atom of an ended life is superseded by the restore that ended it).
       if (ack.life !== undefined && (r.existence.stage !== "alive" || lifeOf(r.existence) > ack.life)) continue;
       const held = heldStamp(r, ack.atom);
-      // GC drops absence residue older than its purge horizon (see collectGarbage).
+      // GC drops absence residue older than its purge horizon (collectGarbage): an atom that
+      // old may be gone, here or on the partner this node had the record from. One superseded
+      // by dropped residue may be younger (a higher version can carry an earlier time: swarm
+      // seed 569, a value written at 34 s lost by version to a removal of 26 s that aged out);
+      // the attribute's floor, the highest stamp this node dropped, covers it.
       const gcDropped = node.purgeHorizonMs !== null && ack.stamp.atMs < node.purgeHorizonMs;
-      if (held === null && gcDropped && ack.atom.startsWith("attr")) continue;
+      const superseded = gcDropped || underFloor(r, ack.atom, ack.stamp);
+      if (held === null && superseded && ack.atom.startsWith("attr")) continue;
       if (held === null) {
         if (r.existence.stage === "alive" && !r.hardened)
           out.push(`${simId} lost ${ack.atom} of ${ack.objectId} acked by ${ack.node}`);
@@ -301,6 +306,13 @@ export function durabilityViolations(
     }
   }
   return out;
+}
+
+/** Whether the attribute of `atom` has a residue floor at or above `stamp`. */
+function underFloor(r: ObjectRecord, atom: string, stamp: Stamp): boolean {
+  const [, name] = atom.split("\u0000");
+  const floor = r.attrs.get(name ?? "")?.get(residueFloorKey);
+  return floor !== undefined && compareStamps(floor.stamp, stamp) >= 0;
 }
 
 function heldStamp(r: ObjectRecord, atom: string): Stamp | null {

@@ -21,8 +21,8 @@ interface NodeMemory {
  * - deleted -> alive happens only through an acknowledged restore (its stamp is in the ledger);
  * - an object the node's GC purged never comes back alive (no lingering objects);
  * - an alive record is no hardened skeleton (a restore clears the flag).
- * A node whose disk was rolled back starts a fresh memory: its older state is what the
- * rollback oracle judges, not this one.
+ * A node whose disk was rolled back starts a fresh memory of existences (its older state is
+ * what the rollback oracle judges, not this one) but keeps the purges it remembers.
  */
 export class ResurrectionOracle {
   private readonly memory = new Map<string, NodeMemory>();
@@ -38,8 +38,15 @@ export class ResurrectionOracle {
     return m;
   }
 
+  /**
+   * A restored disk starts a fresh memory of existences, but not of purges: what the node
+   * purged before the image is still gone from it, and what it purged after comes back only
+   * as the tombstone the image held (swarm seed 1041 with a purge horizon: forgetting them,
+   * the durability oracle took those absences for lost objects).
+   */
   rolledBack(simId: string): void {
-    this.memory.delete(simId);
+    const purged = this.memory.get(simId)?.purged ?? new Set<Guid>();
+    this.memory.set(simId, { seenUsn: 0, best: new Map(), purged });
   }
 
   notePurged(simId: string, ids: readonly Guid[]): void {
