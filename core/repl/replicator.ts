@@ -83,6 +83,11 @@ export class Replicator {
     return this.inFlight.has(partner);
   }
 
+  /** Whether `batch` answers the request in flight to its source (else receive ignores it). */
+  answersInFlight(batch: PullBatch): boolean {
+    return this.inFlight.get(batch.from)?.requestId === batch.requestId;
+  }
+
   /** Forget an in-flight pull (timed out or the partner restarted); its batches are ignored. */
   abandon(partner: Guid): void {
     this.inFlight.delete(partner);

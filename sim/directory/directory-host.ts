@@ -13,6 +13,7 @@ import { useNativeUtf8Range } from "../../core/wal/utf8-range";
 import { useNativeUtf8Write } from "../../core/wal/utf8-write";
 import { nodeUtf8Slice } from "./node-utf8-slice";
 import { nodeUtf8Write } from "./node-utf8-write";
+import { answerWaitMs, smoothRoundTrip } from "./answer-wait";
 import { KvStore } from "../../core/wal/kv-store";
 import { VerifiedRecords } from "../../core/wal/verified-records";
 import type { NodeContext, SimNodeHost } from "../world";
@@ -132,6 +133,8 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   private wasLatched = false;
   private store: KvStore | null = null;
   private pullStartedMono = new Map<string, number>();
+  /** Smoothed round trip of a pull request to each peer (mono ms; RFC 6298's 1/8 gain). */
+  private roundTripMono = new Map<string, number>();
   /** True time at which the pull cycle under way from each peer started. */
   private cycleStartedTrue = new Map<string, number>();
   /** Mono time at which each peer's pull timer is due. */
@@ -172,6 +175,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     this.node = null;
     this.store = null;
     this.pullStartedMono.clear();
+    this.roundTripMono.clear();
     this.cycleStartedTrue.clear();
     this.pullDueMono.clear();
     this.rotationArmed = false;
@@ -187,17 +191,20 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       this.store?.rotate();
       return;
     }
-    if (!name.startsWith("pull:")) return;
-    const peer = name.slice("pull:".length);
-    this.armPull(ctx, peer, this.options.timing.pullEveryMs);
+    const answer = name.startsWith("answer:");
+    if (!answer && !name.startsWith("pull:")) return;
+    const peer = name.slice(answer ? "answer:".length : "pull:".length);
+    // The pull timer keeps its period; an overdue answer only asks again (answer-wait.ts).
+    if (!answer) this.armPull(ctx, peer, this.options.timing.pullEveryMs);
     const peerGuid = this.options.registry.nodeIdOf.get(peer);
     if (peerGuid === undefined || this.pullsPaused) return;
     const started = this.pullStartedMono.get(peer);
     if (node.replicator.isPulling(peerGuid)) {
-      if (started !== undefined && ctx.monoMs() - started < this.options.timing.pullTimeoutMs)
-        return;
+      if (started !== undefined && ctx.monoMs() - started < this.answerWaitMs(peer)) return;
       node.replicator.abandon(peerGuid);
       ctx.trace("pull-timeout", peer);
+    } else if (answer) {
+      return;
     }
     const req = node.replicator.pullRequest(
       peerGuid,
@@ -212,6 +219,18 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     this.pullStartedMono.set(peer, ctx.monoMs());
     this.cycleStartedTrue.set(peer, this.options.trueMs());
     ctx.send(peer, req);
+    ctx.setTimer(`answer:${peer}`, this.answerWaitMs(peer));
+  }
+
+  /** How long a request to `peer` waits for its answer (answer-wait.ts). */
+  private answerWaitMs(peer: string): number {
+    return answerWaitMs(this.roundTripMono.get(peer), this.options.timing.pullTimeoutMs);
+  }
+
+  private noteRoundTrip(ctx: NodeContext<ReplicationMessage>, peer: string): void {
+    const started = this.pullStartedMono.get(peer);
+    if (started === undefined) return;
+    this.roundTripMono.set(peer, smoothRoundTrip(this.roundTripMono.get(peer), ctx.monoMs() - started));
   }
 
   onMessage(ctx: NodeContext<ReplicationMessage>, from: string, msg: ReplicationMessage): void {
@@ -262,17 +281,21 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     from: string,
     msg: Extract<ReplicationMessage, { type: "batch" }>,
   ): void {
-    const pulling = node.replicator.isPulling(msg.from);
+    // The answer to a request asked again, or to a cycle abandoned: receive ignores it.
+    if (!node.replicator.answersInFlight(msg)) return ctx.trace("stale-batch", from);
+    this.noteRoundTrip(ctx, from);
     const next = node.replicator.receive(msg, ctx.wallMs());
     this.persist(ctx);
     this.noteLatch(ctx, node);
     if (next !== null) {
       this.pullStartedMono.set(from, ctx.monoMs());
       ctx.send(from, next);
+      ctx.setTimer(`answer:${from}`, this.answerWaitMs(from));
       return;
     }
+    ctx.cancelTimer(`answer:${from}`);
     ctx.trace("pull-done", `${from} usn=${node.dir.usn}`);
-    if (pulling && !node.replicator.isPulling(msg.from)) {
+    if (!node.replicator.isPulling(msg.from)) {
       this.hooks.onPullDone?.(this.options.simId, from, this.cycleStartedTrue.get(from) ?? 0);
     }
   }
