@@ -65,7 +65,7 @@ describe("scenario files", () => {
         expect(s.gcEveryMs).toBeGreaterThanOrEqual(1000);
         expect(s.gcEveryMs).toBeLessThanOrEqual(10_000);
         // n1 sets the restore window at 0 s, and on some seeds the purge horizon: only with
-        // clocks true and full pull batches (see swarmAgeing).
+        // clocks true (see swarmAgeing).
         const configs = s.steps.map((step) => {
           expect(step.atMs).toBe(0);
           expect(step.action.kind === "op" && step.action.node).toBe("n1");
@@ -80,7 +80,6 @@ describe("scenario files", () => {
           expect(configs[1]?.[1]).toBeGreaterThanOrEqual(90);
           expect(configs[1]?.[1]).toBeLessThanOrEqual(150);
           expect(s.faults.clocks).toBeNull();
-          expect(s.timing.objectsPerBatch).toBeUndefined();
         } else {
           expect(configs).toHaveLength(1);
         }

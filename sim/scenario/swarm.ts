@@ -17,13 +17,12 @@ import { scenarioOptionDefaults } from "./scenario";
  * of that stream (`gc`) so the knobs above stay what they were before it existed, whether
  * tombstones age in the run: on half the seeds GC runs every 1-10 s with a restore window
  * (timeUntilShred) of 10-60 s, set by n1 at 0 s, so hardening races restores, shreds and
- * partners under the seed's faults. On half of those a purge horizon (maxTimeApart) of
- * 90-150 s purges tombstones and drops residue within the run too, but only where no partner
- * can be refused for good without a bug: clocks true (chaos clocks sit up to 2 minutes apart)
- * and full pull batches. With batches of 1-5 objects, a lossy network and steady writes, a
- * pull cycle can fail to complete for minutes: each lost message costs a pull timeout while
- * the source's change log keeps growing (swarm seed 1834), so the partner is refused once
- * the horizon passes. Without a horizon such a cycle completes once writes stop.
+ * partners under the seed's faults. On half of those with true clocks a purge horizon
+ * (maxTimeApart) of 90-150 s purges tombstones and drops residue within the run too (chaos
+ * clocks sit up to 2 minutes apart, and a horizon that short refuses partners by design).
+ * It found two oracle bugs and a pull cycle starving under loss (scenarios/regressions:
+ * residue-floor-covers-younger-value, purges-remembered-across-rollback,
+ * pull-cycle-starves-under-loss).
  */
 
 export interface PresetRun {
@@ -64,7 +63,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   mix.create = Math.max(mix.create ?? 0, 5);
   const safetyMs = prng.int(3, 12) * 10_000;
   const timing = swarmTiming(prng.fork("timing"));
-  const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null && timing.objectsPerBatch === undefined);
+  const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null);
   return {
     ...scenarioOptionDefaults(),
     name: base === null ? `swarm-${seed}` : `swarm-${base}-${seed}`,
@@ -95,9 +94,9 @@ function swarmTiming(prng: Prng): Partial<ReplicationTiming> {
 
 /**
  * On half the seeds: how often GC runs, and the steps that shorten the restore window and,
- * where `horizonSafe`, on half of those the purge horizon.
+ * where `clocksTrue`, on half of those the purge horizon.
  */
-function swarmAgeing(prng: Prng, horizonSafe: boolean): { gcEveryMs: number; steps: Step[] } | null {
+function swarmAgeing(prng: Prng, clocksTrue: boolean): { gcEveryMs: number; steps: Step[] } | null {
   if (!prng.chance(0.5)) return null;
   const gcEveryMs = prng.int(1, 10) * 1000;
   const seconds = prng.int(1, 6) * 10;
@@ -108,7 +107,7 @@ function swarmAgeing(prng: Prng, horizonSafe: boolean): { gcEveryMs: number; ste
   });
   const steps = [config("timeUntilShred", seconds)];
   const horizon = prng.int(9, 15) * 10;
-  if (horizonSafe && prng.chance(0.5)) steps.push(config("maxTimeApart", horizon));
+  if (clocksTrue && prng.chance(0.5)) steps.push(config("maxTimeApart", horizon));
   return { gcEveryMs, steps };
 }
 
