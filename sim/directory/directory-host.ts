@@ -88,6 +88,8 @@ export class Registry {
 export interface HostHooks {
   /** A pull cycle from `peer` completed; it started at true time `startedMs`. */
   onPullDone?(simId: string, peer: string, startedMs: number): void;
+  /** This node refused to pull from `peer` (apart longer than maxTimeApart). */
+  onPullRefused?(simId: string, peer: string): void;
   /** Local GC purged these records. */
   onPurged?(simId: string, ids: readonly Guid[]): void;
   /** A scripted op finished with this result. */
@@ -214,6 +216,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     this.persist(ctx);
     if (req === null) {
       ctx.trace("pull-refused", peer);
+      this.hooks.onPullRefused?.(this.options.simId, peer);
       return;
     }
     this.pullStartedMono.set(peer, ctx.monoMs());

@@ -103,6 +103,45 @@ describe("the round tracker", () => {
   });
 });
 
+describe("the round tracker with a pair refused for good", () => {
+  const all = [
+    ["n1", "n2"],
+    ["n1", "n3"],
+    ["n2", "n1"],
+    ["n2", "n3"],
+    ["n3", "n1"],
+    ["n3", "n2"],
+  ] as const;
+
+  it("excuses the pair from every round and bounds rounds by the remaining graph", () => {
+    const t = new RoundTracker(["n1", "n2", "n3"]);
+    t.excuse("n3", "n1", 500); // refused during the safety phase
+    t.begin(1000);
+    for (const [d, s] of all) if (d !== "n3" || s !== "n1") t.pullDone(d, s, 1000, 2000);
+    expect(t.completed).toBe(1);
+    expect(t.refusals).toEqual(["n3<-n1"]);
+    // n1's atoms reach n3 through n2: diameter 2, so 2 x 2 + 1 rounds.
+    expect(t.bound(3)).toBe(5);
+  });
+
+  it("completes the round under way when the last missing pair is refused", () => {
+    const t = new RoundTracker(["n1", "n2", "n3"]);
+    t.begin(1000);
+    for (const [d, s] of all) if (d !== "n3" || s !== "n2") t.pullDone(d, s, 1000, 2000);
+    expect(t.completed).toBe(0);
+    t.excuse("n3", "n2", 2500);
+    expect([t.completed, t.boundariesMs]).toEqual([1, [2500]]);
+  });
+
+  it("keeps the scenario's bound when refusals cut a node off", () => {
+    const t = new RoundTracker(["n1", "n2", "n3"]);
+    t.excuse("n3", "n1", 0);
+    t.excuse("n3", "n2", 0);
+    expect(t.bound(3)).toBe(3);
+    expect(new RoundTracker(["n1", "n2"]).bound(3)).toBe(3);
+  });
+});
+
 describe("the durability oracle", () => {
   it("flags an acknowledged object a node lacks, unless that node purged it", () => {
     const { node, id } = setup();

@@ -83,8 +83,10 @@ export function finalViolations(
   if (run.converged === null) {
     const rounds = run.rounds.completed;
     const elapsed = formatDuration(run.dw.world.timeMs - run.healMs);
+    const refused = run.rounds.refusals;
+    const excused = refused.length === 0 ? "" : `; pulls refused for good: ${refused.join(" ")}`;
     add("liveness", [
-      `no convergence within ${run.s.roundsMax} rounds (${rounds} completed, ${elapsed} after the heal)`,
+      `no convergence within ${run.rounds.bound(run.s.roundsMax)} rounds (${rounds} completed, ${elapsed} after the heal${excused})`,
     ]);
     add("convergence", convergenceViolations(judged, views, hardenedEver(run.dw)));
   }

@@ -7,11 +7,19 @@
  * atom that exists anywhere at the heal to every node; a rollback detected in that round needs
  * one more completed pull to lift its latch. The stated bound is 2 x diameter + 1 = 3 rounds
  * for the full mesh (diameter 1), which leaves a round of margin over that argument.
+ *
+ * A pair whose destination refuses its source (apart longer than maxTimeApart: DESIGN, for
+ * good) never completes a pull again, so it is excused from every round from then on, and the
+ * bound is taken over the graph of the remaining pairs: 2 x its diameter + 1 (data still
+ * reaches the destination through other partners). Without this a single by-design refusal
+ * kept every later round open and the run failed liveness although it had converged.
  */
 export class RoundTracker {
   private readonly index = new Map<string, number>();
   private readonly done: Uint8Array;
   private remaining = 0;
+  /** Pairs excused for good (dest * n + source), in the order they were refused. */
+  private readonly excused: number[] = [];
   private roundStartMs = 0;
   private active = false;
   /** Rounds completed since begin(). */
@@ -47,11 +55,71 @@ export class RoundTracker {
     this.startRound(nowMs);
   }
 
+  /** `dest` refused `source` (for good): the pair no longer holds rounds open. */
+  excuse(dest: string, source: string, nowMs: number): void {
+    const d = this.index.get(dest);
+    const s = this.index.get(source);
+    if (d === undefined || s === undefined) return;
+    const cell = d * this.nodes.length + s;
+    if (this.excused.includes(cell)) return;
+    this.excused.push(cell);
+    if (!this.active || this.done[cell] === 1) return;
+    this.done[cell] = 1;
+    this.remaining--;
+    if (this.remaining > 0) return;
+    this.completed++;
+    this.boundaryPending = true;
+    this.boundariesMs.push(nowMs);
+    this.startRound(nowMs);
+  }
+
+  /** The excused pairs as `dest<-source`. */
+  get refusals(): string[] {
+    const n = this.nodes.length;
+    return this.excused.map((cell) => `${this.nodes[Math.floor(cell / n)]}<-${this.nodes[cell % n]}`);
+  }
+
+  /**
+   * The round bound: `roundsMax` for the full mesh; with excused pairs, 2 x the diameter of the
+   * remaining pairs' graph + 1 when that is larger (the graph stays strongly connected), else
+   * `roundsMax` (no bound holds: the refusals cut some node off).
+   */
+  bound(roundsMax: number): number {
+    if (this.excused.length === 0) return roundsMax;
+    const diameter = this.diameter();
+    return diameter === null ? roundsMax : Math.max(roundsMax, 2 * diameter + 1);
+  }
+
+  /** Longest shortest path along pulls (source -> dest) between any two nodes; null: cut. */
+  private diameter(): number | null {
+    const n = this.nodes.length;
+    let longest = 0;
+    for (let from = 0; from < n; from++) {
+      const hops = new Array<number>(n).fill(-1);
+      hops[from] = 0;
+      const queue = [from];
+      for (let at = 0; at < queue.length; at++) {
+        const s = queue[at]!;
+        for (let d = 0; d < n; d++) {
+          if (d === s || hops[d] !== -1 || this.excused.includes(d * n + s)) continue;
+          hops[d] = hops[s]! + 1;
+          queue.push(d);
+        }
+      }
+      for (const h of hops) {
+        if (h === -1) return null;
+        longest = Math.max(longest, h);
+      }
+    }
+    return longest;
+  }
+
   private startRound(nowMs: number): void {
     this.roundStartMs = nowMs;
     this.done.fill(0);
-    this.remaining = this.nodes.length * (this.nodes.length - 1);
+    for (const cell of this.excused) this.done[cell] = 1;
+    this.remaining = this.nodes.length * (this.nodes.length - 1) - this.excused.length;
     // A single node has nobody to pull from: every round is trivially complete.
-    if (this.remaining === 0) this.remaining = 1;
+    if (this.remaining <= 0) this.remaining = 1;
   }
 }

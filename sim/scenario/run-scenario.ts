@@ -144,6 +144,7 @@ function setUp(s: Scenario, options: RunOptions): Run {
     hooks: {
       onPullDone: (dest, source, startedMs) =>
         rounds.pullDone(dest, source, startedMs, dw?.world.timeMs ?? 0),
+      onPullRefused: (dest, source) => rounds.excuse(dest, source, dw?.world.timeMs ?? 0),
       onPurged: (simId, ids) => oracles.oracle?.notePurged(simId, ids),
       onViolation: (text) => inline.push(text),
       onScriptResult: (index, simId, result) =>
@@ -280,7 +281,7 @@ function livenessPhase(run: Run): void {
       run.converged = { rounds: run.rounds.completed, atMs: world.timeMs };
       return true;
     }
-    return run.rounds.completed >= run.s.roundsMax;
+    return run.rounds.completed >= run.rounds.bound(run.s.roundsMax);
   };
   const end = run.healMs + run.s.livenessMs;
   if (world.runUntil(end, stop, 0) === "event-bound")
