@@ -44,15 +44,7 @@ export class RoundTracker {
     const d = this.index.get(dest);
     const s = this.index.get(source);
     if (d === undefined || s === undefined) return;
-    const cell = d * this.nodes.length + s;
-    if (this.done[cell] === 1) return;
-    this.done[cell] = 1;
-    this.remaining--;
-    if (this.remaining > 0) return;
-    this.completed++;
-    this.boundaryPending = true;
-    this.boundariesMs.push(nowMs);
-    this.startRound(nowMs);
+    this.markDone(d * this.nodes.length + s, nowMs);
   }
 
   /** `dest` refused `source` (for good): the pair no longer holds rounds open. */
@@ -63,7 +55,12 @@ export class RoundTracker {
     const cell = d * this.nodes.length + s;
     if (this.excused.includes(cell)) return;
     this.excused.push(cell);
-    if (!this.active || this.done[cell] === 1) return;
+    if (this.active) this.markDone(cell, nowMs);
+  }
+
+  /** The pair `cell` is done for the round under way; the last one ends the round. */
+  private markDone(cell: number, nowMs: number): void {
+    if (this.done[cell] === 1) return;
     this.done[cell] = 1;
     this.remaining--;
     if (this.remaining > 0) return;
