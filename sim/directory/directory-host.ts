@@ -297,10 +297,9 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       return;
     }
     ctx.cancelTimer(`answer:${from}`);
+    assert(!node.replicator.isPulling(msg.from), "an answer with no next request completed its cycle");
     ctx.trace("pull-done", `${from} usn=${node.dir.usn}`);
-    if (!node.replicator.isPulling(msg.from)) {
-      this.hooks.onPullDone?.(this.options.simId, from, this.cycleStartedTrue.get(from) ?? 0);
-    }
+    this.hooks.onPullDone?.(this.options.simId, from, this.cycleStartedTrue.get(from) ?? 0);
   }
 
   /** Traces latch changes (they matter when reading a timeline) and remembers a latch. */

@@ -1,5 +1,4 @@
 import type { DirectoryOpKind } from "../directory/directory-op";
-import type { ScriptOp } from "../directory/script-op";
 import type { ReplicationTiming } from "../directory/directory-host";
 import type { OpMix } from "../directory/workload";
 import { defaultMix } from "../directory/workload";
@@ -20,9 +19,9 @@ import { scenarioOptionDefaults } from "./scenario";
  * partners under the seed's faults. On half of those with true clocks a purge horizon
  * (maxTimeApart) of 90-150 s purges tombstones and drops residue within the run too (chaos
  * clocks sit up to 2 minutes apart, and a horizon that short refuses partners by design).
- * It found two oracle bugs and a pull cycle starving under loss (scenarios/regressions:
+ * It found three oracle bugs and a pull cycle starving under loss (scenarios/regressions:
  * residue-floor-covers-younger-value, purges-remembered-across-rollback,
- * pull-cycle-starves-under-loss).
+ * refused-pair-holds-rounds-open, pull-cycle-starves-under-loss).
  */
 
 export interface PresetRun {
