@@ -5,7 +5,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { FaultTarget } from "./faults";
-import { faultSources, presetFaults, presetNames, randomGroups, swarmFaults } from "./faults";
+import { faultSources, maxWritesBeforeCut, presetFaults, presetNames, randomGroups, swarmFaults } from "./faults";
+import type { FaultConfig } from "./faults";
 import { Prng } from "./prng";
 
 const classes = ["partitions", "crashes", "clocks", "rollbacks"] as const;
@@ -64,10 +65,16 @@ describe("fault sources", () => {
   function recorder(ids: string[]): { target: FaultTarget; log: string[] } {
     const log: string[] = [];
     const down = new Set<string>();
+    const armed = new Set<string>();
     const target: FaultTarget = {
       nodeIds: ids,
       isUp: (id) => !down.has(id),
-      downCount: () => down.size,
+      downCount: () => down.size + armed.size,
+      powerCutArmed: (id) => armed.has(id),
+      armPowerCut: (id, o) => {
+        armed.add(id);
+        log.push(`arm ${id} ${o.afterWrites} ${o.downMs} ${o.tornTail}`);
+      },
       partition: (groups) => log.push(`partition ${JSON.stringify(groups)}`),
       cut: (from, to) => log.push(`cut ${from} ${to}`),
       healNetwork: () => log.push("heal"),
@@ -79,11 +86,13 @@ describe("fault sources", () => {
     return { target, log };
   }
 
-  function schedule(name: (typeof presetNames)[number], only: string): string[] {
+  function schedule(
+    name: (typeof presetNames)[number],
+    only: string,
+    config: FaultConfig = presetFaults(name),
+  ): string[] {
     const { target, log } = recorder(["a", "b", "c"]);
-    const source = faultSources(presetFaults(name), new Prng(9).fork("faults")).find(
-      (s) => s.name === only,
-    );
+    const source = faultSources(config, new Prng(9).fork("faults")).find((s) => s.name === only);
     expect(source).toBeDefined();
     let t = source?.firstDelayMs() ?? 0;
     for (let i = 0; i < 20; i++) {
@@ -116,5 +125,35 @@ describe("fault sources", () => {
       expect(acts.length).toBe(1);
       expect(acts[0]?.split(" ")[0]).toBe(i % 2 === 0 ? "image" : "rollback");
     });
+  });
+
+  it("crashes inside writes: armed instead of crashed at the same firings, from their own stream", () => {
+    const crashes = presetFaults("crashes").crashes;
+    expect(crashes?.inWriteP).toBe(0);
+    const withP = (inWriteP: number): FaultConfig => ({
+      ...presetFaults("crashes"),
+      crashes: crashes && { ...crashes, inWriteP, maxDownNodes: 3 },
+    });
+    const plain = schedule("crashes", "crashes", withP(0));
+    const always = schedule("crashes", "crashes", withP(1));
+    const some = schedule("crashes", "crashes", withP(0.5));
+    // Same firing times, victims (while none is armed), down times and torn choices.
+    expect(always.filter((l) => l.startsWith("@"))).toEqual(plain.filter((l) => l.startsWith("@")));
+    const firstAct = (log: string[]): string | undefined => log.find((l) => !l.startsWith("@"));
+    expect(firstAct(always)?.replace(/^arm (\w+) \d+ /u, "crash $1 ")).toEqual(firstAct(plain));
+    expect(plain.some((l) => l.startsWith("arm"))).toBe(false);
+    expect(always.some((l) => l.startsWith("crash"))).toBe(false);
+    // An armed node counts against maxDownNodes and is never armed twice.
+    const armedIds = always.filter((l) => l.startsWith("arm")).map((l) => l.split(" ")[1]);
+    expect(new Set(armedIds).size).toBe(armedIds.length);
+    expect(armedIds.length).toBeLessThanOrEqual(2);
+    for (const l of always.filter((x) => x.startsWith("arm"))) {
+      const after = Number(l.split(" ")[2]);
+      expect(after).toBeGreaterThanOrEqual(1);
+      expect(after).toBeLessThanOrEqual(maxWritesBeforeCut);
+    }
+    // At 0.5 the first two firings armed both allowed nodes: the budget then holds until they
+    // strike (the world's job; this recorder never strikes), so no crash follows.
+    expect(some.filter((l) => !l.startsWith("@")).map((l) => l.split(" ")[0])).toEqual(["arm", "arm"]);
   });
 });

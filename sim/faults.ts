@@ -27,6 +27,15 @@ export interface CrashFaults {
   readonly tornP: number;
   /** At most this many nodes down at once (and always at least one node up). */
   readonly maxDownNodes: number;
+  /**
+   * Probability that a crash strikes inside the victim's storage writes instead of between
+   * events: a power cut armed 1-32 mutating disk calls ahead (World.armPowerCut), so it lands
+   * between an append and its sync, or inside a rotation, where unsynced bytes exist to lose
+   * or tear (between events every commit has synced); a quarter of them arm a down node
+   * instead, to strike inside its boot. Drawn from its own fork
+   * (`crashes/in-write`): at 0 the crash schedule is what it was before the knob existed.
+   */
+  readonly inWriteP: number;
 }
 
 export interface ClockFaults {
@@ -90,6 +99,7 @@ const crashFaults: CrashFaults = {
   maxDownMs: 10_000,
   tornP: 0.5,
   maxDownNodes: 2,
+  inWriteP: 0,
 };
 const clockFaults: ClockFaults = {
   maxOffsetMs: 120_000,
@@ -182,6 +192,12 @@ export interface FaultTarget {
   healNetwork(): void;
   /** Crashes an up node; the world restarts it after downMs. */
   crash(id: string, options: { readonly downMs: number; readonly tornTail: boolean }): void;
+  /** Arms a crash inside the up node's coming disk writes (World.armPowerCut). */
+  armPowerCut(
+    id: string,
+    options: { readonly afterWrites: number; readonly downMs: number; readonly tornTail: boolean },
+  ): void;
+  powerCutArmed(id: string): boolean;
   jumpClock(id: string, deltaMs: number): void;
   /** Records the node's durable disk image under `key`. */
   takeImage(id: string, key: string): void;
@@ -251,20 +267,39 @@ export function randomGroups(ids: readonly string[], prng: Prng): string[][] {
   return groups;
 }
 
+/** A crash inside the victim's writes lands this many mutating disk calls ahead, at most. */
+export const maxWritesBeforeCut = 32;
+
 function crashSource(c: CrashFaults, prng: Prng): FaultSource {
+  const inWrite = prng.fork("in-write");
   return {
     name: "crashes",
     firstDelayMs: () => Math.round(prng.exponential(c.meanGapMs)),
     fire(target) {
-      const up = target.nodeIds.filter((id) => target.isUp(id));
-      const maxDown = Math.min(c.maxDownNodes, target.nodeIds.length - 1);
+      const ids = target.nodeIds;
+      const up = ids.filter((id) => target.isUp(id) && !target.powerCutArmed(id));
+      const maxDown = Math.min(c.maxDownNodes, ids.length - 1);
       // Draw the same number of values whether or not the crash happens, so the stream's
       // position does not depend on the world's state.
       const victim = up.length > 0 ? prng.pick(up) : null;
       const downMs = prng.int(c.minDownMs, c.maxDownMs);
       const tornTail = prng.chance(c.tornP);
-      if (victim !== null && target.downCount() < maxDown) {
-        target.crash(victim, { downMs, tornTail });
+      let afterWrites = 0;
+      let inBoot: string | null = null;
+      if (c.inWriteP > 0 && inWrite.chance(c.inWriteP)) {
+        afterWrites = inWrite.int(1, maxWritesBeforeCut);
+        // A quarter of them strike inside the boot of a node that is down (recovery's own
+        // writes: cutting a torn tail, the boot's commit), when one is.
+        const bootCut = inWrite.chance(0.25);
+        const pickAt = inWrite.int(0, ids.length - 1);
+        const down = ids.filter((id) => !target.isUp(id) && !target.powerCutArmed(id));
+        if (bootCut && down.length > 0) inBoot = down[pickAt % down.length] ?? null;
+      }
+      if (inBoot !== null) {
+        target.armPowerCut(inBoot, { afterWrites, downMs, tornTail });
+      } else if (victim !== null && target.downCount() < maxDown) {
+        if (afterWrites > 0) target.armPowerCut(victim, { afterWrites, downMs, tornTail });
+        else target.crash(victim, { downMs, tornTail });
       }
       return Math.round(prng.exponential(c.meanGapMs));
     },

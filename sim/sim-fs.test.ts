@@ -334,6 +334,85 @@ describe("SimFs: images and faults", () => {
   });
 });
 
+describe("SimFs: power cut inside writes", () => {
+  /** A commit as the WAL makes one: append, then sync. */
+  const commit = (fs: SimFs, record: string): void => {
+    fs.append("wal/1.log", bytes(record));
+    fs.sync("wal/1.log");
+  };
+  const durableStart = (): SimFs => {
+    const fs = new SimFs();
+    commit(fs, "a");
+    fs.syncDir("wal");
+    fs.syncDir("");
+    return fs;
+  };
+
+  it("strikes just before the armed mutating call; reads before it do not count", () => {
+    const fs = durableStart();
+    fs.armPowerCut({ afterWrites: 2, tornTail: false, prng: new Prng(1) });
+    expect(fs.powerCutArmed).toBe(true);
+    expect(text(fs.read("wal/1.log"))).toBe("a");
+    expect(fs.list("wal")).toEqual(["1.log"]);
+    fs.append("wal/1.log", bytes("b")); // call 1 runs
+    expect(() => fs.sync("wal/1.log")).toThrow(SimFsError); // call 2: the power is cut first
+    expect(fs.powerCutArmed).toBe(false);
+    expect(fs.powerCut).toMatchObject({ op: "sync", path: "wal/1.log", torn: null });
+    // The dead process's later calls fail, reads too, and change nothing.
+    expect(() => fs.read("wal/1.log")).toThrow(SimFsError);
+    expect(() => commit(fs, "c")).toThrow(SimFsError);
+    fs.clearPowerCut();
+    expect(fs.powerCut).toBeNull();
+    expect(text(fs.read("wal/1.log"))).toBe("a"); // the unsynced "b" went with the power
+  });
+
+  it("a torn cut keeps a prefix of the unsynced appends, in some seeds all or none of them", () => {
+    const kept = new Set<string | null>();
+    for (let seed = 0; seed < 40; seed++) {
+      const fs = durableStart();
+      fs.armPowerCut({ afterWrites: 3, tornTail: true, prng: new Prng(seed) });
+      fs.append("wal/1.log", bytes("bc"));
+      fs.append("wal/1.log", bytes("de"));
+      expect(() => fs.sync("wal/1.log")).toThrow(SimFsError);
+      const torn = fs.powerCut?.torn ?? null;
+      fs.clearPowerCut();
+      const now = text(fs.read("wal/1.log"));
+      expect("abcde".startsWith(now ?? "?")).toBe(true);
+      expect(torn === null ? 0 : torn.keptBytes).toBe((now?.length ?? 1) - 1);
+      kept.add(now);
+    }
+    expect(kept.has("a")).toBe(true);
+    expect([...kept].some((k) => k !== null && k.length > 1)).toBe(true);
+  });
+
+  it("a synced commit before the cut survives it; a rename not yet made durable may not", () => {
+    const outcomes = new Set<string>();
+    for (let seed = 0; seed < 40; seed++) {
+      const fs = durableStart();
+      fs.armPowerCut({ afterWrites: 5, tornTail: false, prng: new Prng(seed) });
+      commit(fs, "b"); // calls 1-2
+      fs.write("snap/tmp", bytes("s")); // 3
+      fs.sync("snap/tmp"); // 4
+      expect(() => fs.rename("snap/tmp", "snap/1.snap")).toThrow(SimFsError); // 5: never ran
+      fs.clearPowerCut();
+      expect(text(fs.read("wal/1.log"))).toBe("ab");
+      expect(fs.read("snap/1.snap")).toBeNull();
+      outcomes.add(fs.paths().join(","));
+    }
+    // snap/ was never made durable in its parent: its file may be gone with it.
+    expect(outcomes).toEqual(new Set(["wal/1.log", "snap/tmp,wal/1.log"]));
+  });
+
+  it("clearPowerCut disarms a cut that has not struck", () => {
+    const fs = durableStart();
+    fs.armPowerCut({ afterWrites: 1, tornTail: false, prng: new Prng(1) });
+    fs.clearPowerCut();
+    commit(fs, "b");
+    expect(fs.powerCut).toBeNull();
+    expect(text(fs.read("wal/1.log"))).toBe("ab");
+  });
+});
+
 describe("SimFs: against a naive model", () => {
   // Files only at these paths, so no file ever sits where a directory is.
   const paths = ["a", "b", "d/a", "d/b", "d/e/a"];

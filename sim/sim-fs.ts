@@ -19,7 +19,10 @@ export type FsOp =
 
 export type SimFsErrorCode = "EIO" | "ENOENT" | "EISDIR" | "ENOTDIR";
 
-/** Thrown like a node:fs error: `code` says which. EIO only ever comes from failNext. */
+/**
+ * Thrown like a node:fs error: `code` says which. EIO only ever comes from failNext, or from a
+ * disk whose power was cut (armPowerCut).
+ */
 export class SimFsError extends Error {
   override readonly name = "SimFsError";
   constructor(
@@ -60,6 +63,25 @@ export interface SimFsOptions {
 export interface CrashOptions {
   /** Keep a random prefix of the last-written file's unsynced writes (a torn write). */
   readonly tornTail: boolean;
+}
+
+/**
+ * A power cut armed inside the disk's coming writes: the process dies just before its
+ * `afterWrites`-th mutating call from now (append, writeAt, write, sync, syncDir, truncate,
+ * rename, remove), so unsynced appends it made just before are lost or torn as a crash says.
+ */
+export interface PowerCutArming {
+  readonly afterWrites: number;
+  readonly tornTail: boolean;
+  /** The disk's stream: the crash's coins (dirty directories, torn length) come from it. */
+  readonly prng: Prng;
+}
+
+/** Where a power cut struck, and what the crash it was kept of the disk. */
+export interface PowerCutReport extends CrashReport {
+  /** The call that never ran (the process died just before it), and its path. */
+  readonly op: FsOp;
+  readonly path: string;
 }
 
 export interface CrashReport {
@@ -140,6 +162,8 @@ export class SimFs implements FileSystem {
   private durableDirs = new Set<string>();
   private lastWritten: Inode | null = null;
   private readonly failures = new Map<FsOp, number>();
+  private cut: { remaining: number; readonly arming: PowerCutArming } | null = null;
+  private struck: PowerCutReport | null = null;
 
   constructor(private readonly options: SimFsOptions = { strictDirs: true }) {}
 
@@ -153,8 +177,36 @@ export class SimFs implements FileSystem {
     this.failures.clear();
   }
 
+  /**
+   * Arms a power cut (see PowerCutArming). When it strikes, the disk crashes at once (as
+   * `crash` does, with the arming's stream and torn-tail choice), and every later call, reads
+   * included, throws EIO: the process that would make it is dead. `powerCut` then reports it
+   * until `clearPowerCut` (the world's kill of the node).
+   */
+  armPowerCut(arming: PowerCutArming): void {
+    assert(Number.isSafeInteger(arming.afterWrites) && arming.afterWrites >= 1, "power cut after >= 1 write");
+    assert(this.struck === null, "a disk whose power was cut is cleared before it is armed again");
+    this.cut = { remaining: arming.afterWrites, arming };
+  }
+
+  /** True while a power cut is armed and has not struck. */
+  get powerCutArmed(): boolean {
+    return this.cut !== null;
+  }
+
+  /** The power cut that struck, until cleared; null otherwise. */
+  get powerCut(): PowerCutReport | null {
+    return this.struck;
+  }
+
+  /** Disarms a pending power cut and forgets one that struck (the disk works again). */
+  clearPowerCut(): void {
+    this.cut = null;
+    this.struck = null;
+  }
+
   list(dir: string): string[] {
-    this.maybeFail("list", dir);
+    this.beforeRead("list", dir);
     const d = normDir(dir);
     const prefix = d === "" ? "" : `${d}/`;
     const found = new Set<string>();
@@ -168,20 +220,20 @@ export class SimFs implements FileSystem {
   }
 
   read(path: string): Uint8Array | null {
-    this.maybeFail("read", path);
+    this.beforeRead("read", path);
     const inode = this.names.get(normPath(path));
     return inode === undefined ? null : inode.buf.slice(0, inode.len);
   }
 
   /** `read` without the copy: the live bytes, valid until the file next changes. */
   readView(path: string): Uint8Array | null {
-    this.maybeFail("read", path);
+    this.beforeRead("read", path);
     const inode = this.names.get(normPath(path));
     return inode === undefined ? null : inode.buf.subarray(0, inode.len);
   }
 
   append(path: string, bytes: Uint8Array): void {
-    this.maybeFail("append", path);
+    this.beforeWrite("append", path);
     const inode = this.openOrCreate("append", normPath(path));
     writeBytes(inode, inode.len, bytes);
     this.lastWritten = inode;
@@ -190,7 +242,7 @@ export class SimFs implements FileSystem {
   }
 
   writeAt(path: string, offset: number, bytes: Uint8Array): void {
-    this.maybeFail("writeAt", path);
+    this.beforeWrite("writeAt", path);
     const inode = this.mustGet("writeAt", path);
     assert(Number.isSafeInteger(offset) && offset >= 0, "writeAt offset >= 0");
     assert(offset <= inode.len, "writeAt leaves no hole");
@@ -201,7 +253,7 @@ export class SimFs implements FileSystem {
   }
 
   write(path: string, bytes: Uint8Array): void {
-    this.maybeFail("write", path);
+    this.beforeWrite("write", path);
     const inode = this.openOrCreate("write", normPath(path));
     // The old buffer is replaced below and nothing changes it any more (an image may share
     // it), so the undo record keeps it as it is: no copy (snapshot rewrites and erasures
@@ -222,7 +274,7 @@ export class SimFs implements FileSystem {
    * new content shares one read-only zero buffer instead of a copy of the zeros.
    */
   overwriteWithZeros(path: string): void {
-    this.maybeFail("write", path);
+    this.beforeWrite("write", path);
     const inode = this.mustGet("write", path);
     const old = inode.buf.subarray(0, inode.len);
     const written = inode.len;
@@ -233,7 +285,7 @@ export class SimFs implements FileSystem {
   }
 
   sync(path: string): void {
-    this.maybeFail("sync", path);
+    this.beforeWrite("sync", path);
     const inode = this.mustGet("sync", path);
     // The bytes the undo records kept are no longer needed: replaced buffers may be reused.
     for (const change of inode.changes) if (change.replaced !== undefined) spareBuffers.give(change.replaced);
@@ -242,13 +294,13 @@ export class SimFs implements FileSystem {
   }
 
   syncDir(dir: string): void {
-    this.maybeFail("syncDir", dir);
+    this.beforeWrite("syncDir", dir);
     this.commitDir(normDir(dir));
     this.stats.dirSyncs++;
   }
 
   truncate(path: string, length: number): void {
-    this.maybeFail("truncate", path);
+    this.beforeWrite("truncate", path);
     assert(Number.isSafeInteger(length) && length >= 0, "truncate length >= 0");
     const inode = this.mustGet("truncate", path);
     const offset = Math.min(length, inode.len);
@@ -265,7 +317,7 @@ export class SimFs implements FileSystem {
   }
 
   rename(from: string, to: string): void {
-    this.maybeFail("rename", from);
+    this.beforeWrite("rename", from);
     const f = normPath(from);
     const t = normPath(to);
     const inode = this.mustGet("rename", f);
@@ -277,7 +329,7 @@ export class SimFs implements FileSystem {
 
   /** Removes a file, or a directory with everything under it; absent paths are a no-op. */
   remove(path: string): void {
-    this.maybeFail("remove", path);
+    this.beforeWrite("remove", path);
     const p = normPath(path);
     const asDir = `${p}/`;
     for (const other of [...this.names.keys()]) {
@@ -286,7 +338,7 @@ export class SimFs implements FileSystem {
   }
 
   size(path: string): number | null {
-    this.maybeFail("size", path);
+    this.beforeRead("size", path);
     const inode = this.names.get(normPath(path));
     return inode === undefined ? null : inode.len;
   }
@@ -477,6 +529,24 @@ export class SimFs implements FileSystem {
     const inode = this.names.get(normPath(path));
     if (inode === undefined) throw new SimFsError("ENOENT", op, path);
     return inode;
+  }
+
+  private beforeRead(op: FsOp, path: string): void {
+    if (this.struck !== null) throw new SimFsError("EIO", op, path);
+    this.maybeFail(op, path);
+  }
+
+  /** Counts a mutating call towards an armed power cut; strikes before the armed one. */
+  private beforeWrite(op: FsOp, path: string): void {
+    if (this.struck !== null) throw new SimFsError("EIO", op, path);
+    const cut = this.cut;
+    if (cut !== null && --cut.remaining === 0) {
+      this.cut = null;
+      const report = this.crash(cut.arming.prng, { tornTail: cut.arming.tornTail });
+      this.struck = { ...report, op, path };
+      throw new SimFsError("EIO", op, path);
+    }
+    this.maybeFail(op, path);
   }
 
   private maybeFail(op: FsOp, path: string): void {

@@ -194,6 +194,90 @@ describe("World: inputs, clocks, phases", () => {
     expect(log.filter((l) => l.includes("restart"))).toEqual(["10 a restart"]);
   });
 
+  it("a power cut strikes inside the node's writes: what follows in the callback never happens", () => {
+    const seen: string[] = [];
+    const enc = (t: string): Uint8Array => new TextEncoder().encode(t);
+    /** A commit per timer tick: append and sync, then a send, a timer and a trace. */
+    const tick = (ctx: NodeContext<string>, n: number): void => {
+      ctx.fs.append("log", enc(String(n)));
+      ctx.fs.sync("log");
+      ctx.send("b", `acked ${n}`);
+      ctx.trace("committed", String(n));
+      ctx.setTimer("t", 10);
+    };
+    let n = 0;
+    const { world, log } = makeWorld(
+      {
+        a: {
+          onStart: (ctx) => {
+            ctx.fs.syncDir("");
+            ctx.setTimer("t", 10);
+          },
+          onTimer: (ctx) => tick(ctx, ++n),
+          onRestart: (ctx) => seen.push(new TextDecoder().decode(ctx.fs.read("log") ?? new Uint8Array())),
+        },
+        b: {},
+      },
+      { observe: (e) => seen.push(`${e.kind} ${e.node} ${e.timeMs}`), trace: { ringLines: 200, keepAll: true } },
+    );
+    world.start();
+    world.runUntil(15); // tick 1 committed at 10
+    // Call 1 is tick 2's append; the cut strikes before call 2, its sync.
+    world.armPowerCut("a", { afterWrites: 2, downMs: 100, tornTail: false });
+    expect(world.powerCutArmed("a")).toBe(true);
+    expect(world.downCount()).toBe(1);
+    world.runUntil(1000);
+    expect(log.filter((l) => l.startsWith("20 ") || l.includes("crash") || l.includes("restart"))).toEqual([
+      "20 b msg a acked 1",
+      "20 a timer t",
+      "20 a crash",
+      "120 a restart",
+    ]);
+    // b got tick 1's message only; tick 2's send, trace and timer died with the process.
+    expect(log.filter((l) => l.includes("acked"))).toEqual(["20 b msg a acked 1"]);
+    const lines = world.trace.lines().filter((l) => l.includes("node=a"));
+    expect(lines).toContain("t=10 node=a committed 1");
+    expect(lines.some((l) => l.includes("committed 2"))).toBe(false);
+    expect(lines).toContain("t=20 node=a crash in=sync:log torn=- lostDirs=-");
+    // The unsynced append was lost; the restart saw the disk as tick 1 left it.
+    expect(seen).toEqual(["crash a 20", "1", "restart a 120"]);
+    expect(world.powerCutArmed("a")).toBe(false);
+  });
+
+  it("a power cut armed on a down node strikes inside its boot; the heal disarms the rest", () => {
+    const seen: string[] = [];
+    const { world, log } = makeWorld(
+      {
+        a: {
+          onStart: (ctx) => ctx.fs.syncDir(""),
+          onRestart: (ctx) => {
+            ctx.fs.append("log", new Uint8Array([1]));
+            ctx.fs.sync("log");
+            ctx.trace("booted", "");
+          },
+        },
+        b: {},
+      },
+      { observe: (e) => seen.push(`${e.kind} ${e.node} ${e.timeMs}`), trace: { ringLines: 200, keepAll: true } },
+    );
+    world.start();
+    world.crash("a", { downMs: 10, tornTail: false });
+    world.armPowerCut("a", { afterWrites: 2, downMs: 30, tornTail: false });
+    world.armPowerCut("b", { afterWrites: 1, downMs: 10, tornTail: false });
+    world.runUntil(100);
+    // The first boot died at its sync; the second, 30 ms later, ran to the end.
+    expect(log.filter((l) => l.includes(" a "))).toEqual(["0 a start", "0 a crash", "10 a restart", "10 a crash", "40 a restart"]);
+    expect(seen).toEqual(["crash a 0", "crash a 10", "restart a 40"]);
+    const lines = world.trace.lines();
+    expect(lines).toContain("t=10 node=a crash in=sync:log torn=- lostDirs=-");
+    expect(lines.filter((l) => l.includes("booted"))).toEqual(["t=40 node=a booted "]);
+    // b never wrote: its cut is still armed until the heal.
+    expect(world.powerCutArmed("b")).toBe(true);
+    world.heal();
+    expect(world.powerCutArmed("b")).toBe(false);
+    expect(world.trace.lines()).toContain("t=100 node=b power-cut-disarmed ");
+  });
+
   it("the event bound stops a runaway world", () => {
     const { world } = makeWorld(
       { a: { onStart: (ctx) => ctx.setTimer("t", 0), onTimer: (ctx) => ctx.setTimer("t", 0) } },

@@ -206,8 +206,13 @@ export class World<Msg, Input = never> implements FaultTarget {
     return this.slot(id).up;
   }
 
+  /** Nodes down, or up with a power cut armed (they are as good as down for fault budgets). */
   downCount(): number {
-    return this.slots.filter((s) => !s.up).length;
+    return this.slots.filter((s) => !s.up || s.fs.powerCutArmed).length;
+  }
+
+  powerCutArmed(id: string): boolean {
+    return this.slot(id).fs.powerCutArmed;
   }
 
   /** Starts every node (sorted order) and arms the workload and the fault sources. */
@@ -296,6 +301,11 @@ export class World<Msg, Input = never> implements FaultTarget {
       for (const slot of this.slots) slot.clock.resync(this.nowMs);
     }
     for (const slot of this.slots) {
+      if (!slot.fs.powerCutArmed) continue;
+      slot.fs.clearPowerCut();
+      this.trace.record(this.nowMs, slot.id, "power-cut-disarmed", "");
+    }
+    for (const slot of this.slots) {
       if (!slot.up) this.restart(slot);
     }
     this.options.observe?.({ kind: "heal", node: null, timeMs: this.nowMs });
@@ -350,6 +360,25 @@ export class World<Msg, Input = never> implements FaultTarget {
     this.scheduleRestart(slot, options.downMs);
   }
 
+  /**
+   * Arms a power cut inside the node's coming storage writes (SimFs.armPowerCut): the node
+   * crashes just before its `afterWrites`-th mutating disk call from now, whatever it is
+   * doing, with unsynced bytes lost or torn; nothing it would do after that in the same
+   * callback (sends, timers, traces) happens. The world restarts it after downMs. Armed on
+   * a down node, it strikes inside the node's next boot. A crash, rollback or the heal before
+   * it strikes disarms it.
+   */
+  armPowerCut(
+    id: string,
+    options: { readonly afterWrites: number; readonly downMs: number; readonly tornTail: boolean },
+  ): void {
+    const slot = this.slot(id);
+    assert(!slot.fs.powerCutArmed, `one power cut armed at a time (${id})`);
+    slot.cutDownMs = options.downMs;
+    slot.fs.armPowerCut({ afterWrites: options.afterWrites, tornTail: options.tornTail, prng: slot.diskPrng });
+    this.trace.record(this.nowMs, id, "power-cut-armed", `after=${options.afterWrites}`);
+  }
+
   jumpClock(id: string, deltaMs: number): void {
     this.slot(id).clock.jump(this.nowMs, deltaMs);
     this.trace.record(this.nowMs, id, "clock-jump", String(deltaMs));
@@ -381,6 +410,7 @@ export class World<Msg, Input = never> implements FaultTarget {
   /** @internal */
   sendFrom(slot: NodeSlot<Msg, Input>, to: string, msg: Msg): void {
     this.assertActive(slot, "send");
+    if (slot.fs.powerCut !== null) return; // the process died before it sent
     const toIndex = this.network.indexOf(to);
     const copies = this.network.send(slot.index, toIndex, this.delays);
     if (copies === 0) {
@@ -396,6 +426,7 @@ export class World<Msg, Input = never> implements FaultTarget {
   /** @internal */
   setTimerFor(slot: NodeSlot<Msg, Input>, name: string, afterMs: number): void {
     this.assertActive(slot, "setTimer");
+    if (slot.fs.powerCut !== null) return;
     const gen = ++this.timerGen;
     slot.timers.set(name, gen);
     const delay = slot.clock.trueDelayMs(afterMs);
@@ -411,6 +442,7 @@ export class World<Msg, Input = never> implements FaultTarget {
   /** @internal */
   traceFor(slot: NodeSlot<Msg, Input>, event: string, detail: string): void {
     this.assertActive(slot, "trace");
+    if (slot.fs.powerCut !== null) return;
     this.trace.record(this.nowMs, slot.id, event, detail);
   }
 
@@ -510,6 +542,7 @@ export class World<Msg, Input = never> implements FaultTarget {
   }
 
   private kill(slot: NodeSlot<Msg, Input>): void {
+    slot.fs.clearPowerCut();
     slot.up = false;
     slot.incarnation++;
     slot.timers.clear();
@@ -526,23 +559,40 @@ export class World<Msg, Input = never> implements FaultTarget {
     assert(!slot.up, "restart of a down node");
     slot.up = true;
     this.trace.record(this.nowMs, slot.id, "restart", "");
-    this.call(slot, () => slot.host.onRestart(slot));
-    this.options.observe?.({ kind: "restart", node: slot.id, timeMs: this.nowMs });
+    // A power cut inside the boot crashed it again: the restart never completed.
+    if (this.call(slot, () => slot.host.onRestart(slot))) {
+      this.options.observe?.({ kind: "restart", node: slot.id, timeMs: this.nowMs });
+    }
   }
 
-  /** Runs a node callback with the node active; any throw fails the seed with context. */
-  private call(slot: NodeSlot<Msg, Input>, run: () => void): void {
+  /**
+   * Runs a node callback with the node active; any throw fails the seed with context, unless
+   * a power cut struck inside it (the process died there: what it threw afterwards is moot).
+   * Returns whether the node is still up.
+   */
+  private call(slot: NodeSlot<Msg, Input>, run: () => void): boolean {
     assert(this.active === null, "node callbacks do not nest");
     this.active = slot;
     try {
       run();
     } catch (error) {
       if (error instanceof SimFailure) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      this.fail(`node ${slot.id} threw: ${message}`, error);
+      if (slot.fs.powerCut === null) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.fail(`node ${slot.id} threw: ${message}`, error);
+      }
     } finally {
       this.active = null;
     }
+    const cut = slot.fs.powerCut;
+    if (cut === null) return true;
+    this.kill(slot);
+    const torn = cut.torn ? `${cut.torn.path}+${cut.torn.keptBytes}` : "-";
+    const lost = cut.lostDirs.length === 0 ? "-" : cut.lostDirs.join(",");
+    this.trace.record(this.nowMs, slot.id, "crash", `in=${cut.op}:${cut.path} torn=${torn} lostDirs=${lost}`);
+    this.options.observe?.({ kind: "crash", node: slot.id, timeMs: this.nowMs });
+    this.scheduleRestart(slot, slot.cutDownMs);
+    return false;
   }
 
   private assertActive(slot: NodeSlot<Msg, Input>, what: string): void {
@@ -569,6 +619,8 @@ interface SlotParts<Msg, Input> {
 class NodeSlot<Msg, Input> implements NodeContext<Msg> {
   up = true;
   incarnation = 0;
+  /** Down time of the armed power cut (World.armPowerCut). */
+  cutDownMs = 0;
   /** Live generation per armed timer name. */
   readonly timers = new Map<string, number>();
   readonly id: string;

@@ -28,6 +28,7 @@ const knobs: Readonly<Record<Exclude<FaultClass, "network">, readonly Knob[]>> =
     { key: "max", field: "maxDownMs", kind: "ms" },
     { key: "torn", field: "tornP", kind: "number" },
     { key: "maxdown", field: "maxDownNodes", kind: "number" },
+    { key: "inwrite", field: "inWriteP", kind: "number" },
   ],
   clocks: [
     { key: "offset", field: "maxOffsetMs", kind: "ms" },
