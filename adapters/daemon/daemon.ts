@@ -9,8 +9,10 @@
  *   `storage-dead` (a transport-level refusal, outside SPEC's table); reads go on in memory.
  *   Reads may observe writes of the current turn before they are durable (read-uncommitted
  *   for at most one turn); a write is only acknowledged once durable.
- * - A shred (or a GC that hardened or purged) makes `ready()` report erasure: after the batch
- *   is durable the store's debt is raised and a rotation starts the rebuild that pays it.
+ * - A shred (or a GC that hardened or purged) makes `ready()` report erasure: the store's debt
+ *   is raised before the batch is committed (a crash between them then overstates the debt
+ *   instead of forgetting plaintext), and after the commit a rotation starts the rebuild that
+ *   pays it.
  * - GC runs only on demand (POST /api/gc); there is no periodic timer in this version.
  */
 import * as fs from "node:fs";
@@ -248,6 +250,8 @@ export class Daemon {
     if (ready === null) return;
     const usn = this.node.meta().usn;
     this.appendedUsn = usn;
+    // Intent first: the debt is durable before the batch that overwrites the plaintext.
+    if (ready.erasure) this.store.markErasureDebt();
     this.store.commit([ready.batch]);
     this.durableUsn = usn;
     if (ready.erasure) this.startErasure();
@@ -270,15 +274,15 @@ export class Daemon {
   }
 
   /**
-   * The overwriting batch is durable, so the writes are acknowledged whatever happens here;
-   * a failure only leaves plaintext in older files, and it has already marked storage dead.
+   * The overwriting batch is durable and its debt recorded, so the writes are acknowledged
+   * whatever happens here; a failure leaves plaintext in older files, with the debt on disk
+   * for the next boot to pay, and has already marked storage dead.
    */
   private startErasure(): void {
     try {
-      this.store.markErasureDebt();
       this.store.rotate();
     } catch (error) {
-      this.log(`canopy: erasure debt could not be recorded: ${String(error)}`);
+      this.log(`canopy: erasure rotation could not start: ${String(error)}`);
     }
   }
 }

@@ -49,8 +49,8 @@ it("pays at boot the erasure debt of a shred whose rebuild a crash cut short", a
   expect(node.shred(made.value, Date.now()).ok).toBe(true);
   const ready = node.ready();
   expect(ready?.erasure).toBe(true);
-  opened.store.commit([ready!.batch]);
   opened.store.markErasureDebt();
+  opened.store.commit([ready!.batch]);
   await opened.store.close();
   expect(filesContaining(dataDir, marker).length).toBeGreaterThan(0);
 

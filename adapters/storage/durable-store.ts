@@ -19,7 +19,7 @@
  */
 import * as path from "node:path";
 import { assert } from "../../core/assert";
-import { ErasureDebt, erasureGeneration } from "../../core/wal/erasure-debt";
+import { ErasureDebt } from "../../core/wal/erasure-debt";
 import { walPath } from "../../core/wal/generation-names";
 import type { KvBatch } from "../../core/wal/kv-batch";
 import {
@@ -199,12 +199,14 @@ export class DurableStore {
   }
 
   /**
-   * Raises the erasure debt by one. Call it after the batch overwriting the shredded value is
-   * committed, then call rotate() so that a rebuild pays the debt.
+   * Raises the erasure debt by one for a batch that overwrites shredded values: call it
+   * *before* committing that batch (intent first: a crash between the two must not leave the
+   * plaintext with no debt, see ErasureDebt), then rotate() after the commit so that a rebuild
+   * pays the debt. The batch will be appended to the active generation: the debt's generation.
    */
   markErasureDebt(): void {
     this.assertAlive();
-    const generation = erasureGeneration(this.wal.marks());
+    const generation = this.wal.marks().generation;
     this.guard(() => this.debt.raise(generation));
   }
 

@@ -2,14 +2,19 @@
  * Erasure debt: how many shreds still have their plaintext somewhere under the data directory.
  * A shred overwrites the value with a later put, but the old bytes live on in log generations
  * and snapshots written before it. Those are all at or below the generation that was active
- * when the debt was raised (the caller raises it after the overwriting batch is durable), so a
+ * when the debt was raised (the caller raises it before it commits the overwriting batch), so a
  * rebuild of a snapshot at that generation or later, once it has unlinked every older file,
  * pays the whole debt. The debt is persisted (erasure-debt.json) so a restart does not forget
  * plaintext still on disk.
+ *
+ * Intent first: the debt is raised (durably) *before* the overwriting batch is committed, at
+ * the generation that batch will be appended to. A crash between the two leaves a debt with
+ * no shred behind it, which a rotation pays for nothing; the other order (raise after the
+ * commit) let a crash between them leave the plaintext on disk with no debt to say so, and
+ * nothing would ever erase it (scenarios/regressions/erasure-debt-raised-before-commit.scn).
  */
 import { assert } from "../assert";
 import type { FileSystem } from "./fs-port";
-import type { DurabilityMarks } from "./wal-log";
 
 export const erasureDebtPath = "erasure-debt.json";
 
@@ -83,12 +88,4 @@ export class ErasureDebt {
     this.fs.syncDir("");
     this.state = state;
   }
-}
-
-/**
- * The generation a debt raised now must reach: the active one if it holds records (the
- * overwriting batch is there), else the one just sealed (an automatic rotation followed it).
- */
-export function erasureGeneration(marks: DurabilityMarks): number {
-  return marks.appendedBytes > 0 ? marks.generation : marks.generation - 1;
 }

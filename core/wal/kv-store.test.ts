@@ -119,8 +119,8 @@ describe("KvStore", () => {
     const { store } = KvStore.open(fs);
     store.commit([{ puts: [["o/x", '"PLAINTEXT-7f3a"']], dels: [] }]);
     store.rotate(); // the plaintext now also sits in a snapshot
+    store.markErasureDebt(); // intent first: before the overwriting batch
     store.commit([{ puts: [["o/x", '"shredded"']], dels: [] }]);
-    store.markErasureDebt();
     expect(store.view().erasureDebt).toBe(1);
     const reopened = KvStore.open(fs).store; // the debt is durable
     expect(reopened.view().erasureDebt).toBe(1);
@@ -147,8 +147,8 @@ describe("KvStore", () => {
     const fs = new MemoryFileSystem();
     const { store } = KvStore.open(fs);
     store.commit([{ puts: [["o/x", "secret"]], dels: [] }]);
-    store.commit([{ puts: [["o/x", "gone"]], dels: [] }]);
     store.markErasureDebt();
+    store.commit([{ puts: [["o/x", "gone"]], dels: [] }]);
     const log = fs.read("wal/gen-000001.log") ?? new Uint8Array(0);
     store.rotate();
     expect(store.view().erasureDebt).toBe(0);

@@ -6,7 +6,7 @@
  * daemon's. Durations come from an optional clock the shell hands in; core reads none.
  */
 import { assert } from "../assert";
-import { ErasureDebt, erasureGeneration } from "./erasure-debt";
+import { ErasureDebt } from "./erasure-debt";
 import { readForScan, type FileSystem } from "./fs-port";
 import { generationOfName, parseGeneration, snapDir, walDir, walPath } from "./generation-names";
 import { applyKvBatch, type KvBatch } from "./kv-batch";
@@ -163,10 +163,14 @@ export class KvStore {
     return { rotated: false };
   }
 
-  /** Raises erasure debt; call after committing the overwrite, then rotate(). */
+  /**
+   * Raises erasure debt for a batch that overwrites shredded values: call it *before*
+   * committing that batch (intent first, see ErasureDebt), then rotate() after the commit.
+   * The batch will be appended to the active generation, so that is the debt's generation.
+   */
   markErasureDebt(): void {
     this.assertAlive();
-    const generation = erasureGeneration(this.wal.marks());
+    const generation = this.wal.marks().generation;
     this.guard(() => this.debt.raise(generation));
   }
 

@@ -92,8 +92,8 @@ describe("SnapshotLayout", () => {
     store.rotate();
     expect(filesContaining(fs, "secret-1000")).toEqual(["snap/gen-000001.snap"]);
     // Overwrite two secrets (erasure), touch nothing else; the rebuild reuses other buckets.
-    store.commit([{ puts: [["o/1000", "gone"], ["o/2500", "gone"]], dels: [] }]);
     store.markErasureDebt();
+    store.commit([{ puts: [["o/1000", "gone"], ["o/2500", "gone"]], dels: [] }]);
     store.rotate();
     expect(filesContaining(fs, "secret-1000")).toEqual([]);
     expect(filesContaining(fs, "secret-2500")).toEqual([]);

@@ -389,11 +389,10 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     assert(node !== null && store !== null, "persist on a running node");
     const ready = node.ready();
     if (ready === null) return [];
+    // Intent first: the debt is durable before the batch that overwrites the plaintext.
+    if (ready.erasure) store.markErasureDebt();
     store.commit([ready.batch]);
-    if (ready.erasure) {
-      store.markErasureDebt();
-      this.armErasure(ctx);
-    }
+    if (ready.erasure) this.armErasure(ctx);
     const out: ObjectRecord[] = [];
     if (!records) return out;
     for (const [key] of ready.batch.puts) {

@@ -42,8 +42,8 @@ describe("erasure", () => {
     await waitForRebuild(store);
     store.commit([{ puts: [["o/after", "1"]], dels: [] }]);
 
+    store.markErasureDebt(); // intent first: before the overwriting batch
     store.commit([{ puts: [["o/secret", '{"stage":"shredded"}']], dels: [] }]);
-    store.markErasureDebt();
     expect(store.view().erasureDebt).toBe(1);
     await store.close();
 
@@ -70,8 +70,8 @@ describe("erasure", () => {
     const { store } = await DurableStore.open(dir);
     store.commit([{ puts: [["o/a", "plain"]], dels: [] }]);
     store.rotate();
-    store.commit([{ puts: [["o/a", "overwritten"]], dels: [] }]);
     store.markErasureDebt(); // raised in generation 2, while a rebuild of 1 may still run
+    store.commit([{ puts: [["o/a", "overwritten"]], dels: [] }]);
     await waitForRebuild(store);
     expect(store.view().snapshotGeneration).toBe(1);
     expect(store.view().erasureDebt).toBe(1);

@@ -175,8 +175,8 @@ describe.each([
     store.commit([put("o/x", `"${marker}"`)]);
     store.rotate();
     await h.settle(store);
-    store.commit([put("o/x", '"shredded"')]);
     store.markErasureDebt();
+    store.commit([put("o/x", '"shredded"')]);
     expect(store.view().erasureDebt).toBe(1);
     expect(holders()).toBeGreaterThan(0);
     store.rotate();
