@@ -97,6 +97,16 @@ describe("scenario files", () => {
     expect(batches.length).toBeGreaterThanOrEqual(8);
     expect(batches.length).toBeLessThanOrEqual(22);
     for (const n of batches) expect([1, 2, 3, 5, 10, 20]).toContain(n);
+    // About half the seeds with crashes crash some nodes inside their disk writes; the knob
+    // reads back from the printed file (`crashes ... inwrite=P`).
+    const withCrashes = [...Array(60).keys()].map((i) => swarmScenario(i + 1)).filter((x) => x.faults.crashes !== null);
+    const inWrite = withCrashes.map((x) => x.faults.crashes?.inWriteP ?? 0).filter((p) => p > 0);
+    expect(inWrite.length).toBeGreaterThanOrEqual(withCrashes.length / 4);
+    expect(inWrite.length).toBeLessThanOrEqual((withCrashes.length * 3) / 4);
+    for (const p of inWrite) expect([0.1, 0.25, 0.5, 1]).toContain(p);
+    expect(printScenario(withCrashes.find((x) => (x.faults.crashes?.inWriteP ?? 0) > 0) ?? withCrashes[0]!)).toMatch(
+      /^crashes .* inwrite=(0\.1|0\.25|0\.5|1)$/mu,
+    );
   });
 });
 

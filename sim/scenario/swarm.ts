@@ -19,6 +19,7 @@ import { scenarioOptionDefaults } from "./scenario";
  * partners under the seed's faults. On half of those with true clocks a purge horizon
  * (maxTimeApart) of 90-150 s purges tombstones and drops residue within the run too (chaos
  * clocks sit up to 2 minutes apart, and a horizon that short refuses partners by design).
+ * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes.
  * It found three oracle bugs and a pull cycle starving under loss (scenarios/regressions:
  * residue-floor-covers-younger-value, purges-remembered-across-rollback,
  * refused-pair-holds-rounds-open, pull-cycle-starves-under-loss).
@@ -55,7 +56,7 @@ const kinds: readonly DirectoryOpKind[] = Object.keys(defaultMix).sort() as Dire
 export function swarmScenario(seed: number, base: PresetName | null = null): Scenario {
   const prng = new Prng(`swarm/${seed}`);
   const nodes = prng.int(3, 7);
-  const faults = swarmFaultConfig(prng, base);
+  const faults = swarmInWrite(swarmFaultConfig(prng, base), prng.fork("in-write"));
   const rate = Math.round(2 ** prng.range(0, Math.log2(20)) * 10) / 10;
   const mix: Partial<Record<DirectoryOpKind, number>> = {};
   for (const k of kinds) mix[k] = prng.chance(0.2) ? 0 : prng.int(1, 30);
@@ -108,6 +109,17 @@ function swarmAgeing(prng: Prng, clocksTrue: boolean): { gcEveryMs: number; step
   const horizon = prng.int(9, 15) * 10;
   if (clocksTrue && prng.chance(0.5)) steps.push(config("maxTimeApart", horizon));
   return { gcEveryMs, steps };
+}
+
+/**
+ * With crashes on, on half the seeds some crashes strike inside a node's disk writes (a power
+ * cut: CrashFaults.inWriteP), where unsynced bytes are lost or torn and a rotation or a boot
+ * may stop half done; between events every commit has synced, so plain crashes never tear.
+ */
+function swarmInWrite(faults: FaultConfig, prng: Prng): FaultConfig {
+  const crashes = faults.crashes;
+  if (crashes === null || !prng.chance(0.5)) return faults;
+  return { ...faults, crashes: { ...crashes, inWriteP: prng.pick([0.1, 0.25, 0.5, 1]) } };
 }
 
 /** Each class on with probability 1/2 at its preset shape (or the preset's), then the knobs. */
