@@ -131,6 +131,12 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
    * unhardened record back; the convergence oracle then leaves its value atoms out).
    */
   readonly hardenedIds = new Set<Guid>();
+  /**
+   * The tombstones of a GC whose batch a power cut struck before its sync returned: the cut
+   * may have kept the whole batch (a torn write that ends after its last record), so what it
+   * hardened and purged is read off the disk at the next boot (noteGcOutcome).
+   */
+  private gcInDoubt: readonly Guid[] | null = null;
   private rotationArmed = false;
   private wasLatched = false;
   private store: KvStore | null = null;
@@ -318,7 +324,14 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     const tombstones: Guid[] = [];
     for (const r of node.dir.store.all()) if (r.existence.stage !== "alive") tombstones.push(r.id);
     node.gc(ctx.wallMs());
+    this.gcInDoubt = tombstones;
     this.persist(ctx);
+    this.gcInDoubt = null;
+    this.noteGcOutcome(node, tombstones);
+  }
+
+  /** Tells the oracles what a GC hardened and purged of `tombstones`, as `node` holds them. */
+  private noteGcOutcome(node: DirectoryNode, tombstones: readonly Guid[]): void {
     for (const id of tombstones) if (node.dir.get(id)?.hardened === true) this.hardenedIds.add(id);
     const purged = tombstones.filter((id) => node.dir.get(id) === undefined);
     if (purged.length > 0) this.hooks.onPurged?.(this.options.simId, purged.sort());
@@ -340,6 +353,9 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       (this.options.founder
         ? DirectoryNode.createDomain(ctx.prng, this.options.domainName, ctx.wallMs())
         : DirectoryNode.joining(ctx.prng));
+    // A GC cut short by a power cut: whatever of it the disk kept is durable now.
+    if (this.gcInDoubt !== null && booted !== null) this.noteGcOutcome(this.node, this.gcInDoubt);
+    this.gcInDoubt = null;
     this.persist(ctx);
     // Debt a crash left unpaid (it came between an erasure and its rotation, or inside the
     // rebuild): the plaintext is still on disk, and nothing else would pay it.

@@ -252,7 +252,13 @@ function applyStep(run: Run, step: Step, index: number): void {
       return;
     }
     case "op":
-      if (world.isUp(a.node)) return world.inject(a.node, { kind: "script", op: a.op, index });
+      if (world.isUp(a.node)) {
+        world.inject(a.node, { kind: "script", op: a.op, index });
+        // A power cut inside the op's writes (crashes inwrite=): it reported no outcome.
+        if (!world.isUp(a.node) && a.outcome !== "any")
+          run.inline.push(`line ${step.line}: ${a.node} crashed inside the op, its outcome is unknown`);
+        return;
+      }
       if (a.outcome !== "any")
         run.inline.push(`line ${step.line}: ${a.node} is down, the op did not run`);
       return;
