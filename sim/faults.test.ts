@@ -129,7 +129,7 @@ describe("fault sources", () => {
 
   it("crashes inside writes: armed instead of crashed at the same firings, from their own stream", () => {
     const crashes = presetFaults("crashes").crashes;
-    expect(crashes?.inWriteP).toBe(0);
+    expect(crashes?.inWriteP).toBe(0.5);
     const withP = (inWriteP: number): FaultConfig => ({
       ...presetFaults("crashes"),
       crashes: crashes && { ...crashes, inWriteP, maxDownNodes: 3 },

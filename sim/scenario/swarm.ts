@@ -126,10 +126,12 @@ function swarmInWrite(faults: FaultConfig, prng: Prng): FaultConfig {
 function swarmFaultConfig(prng: Prng, preset: PresetName | null): FaultConfig {
   const chaos = presetFaults("chaos");
   const none = presetFaults("none");
+  // Crashes between events only: swarmInWrite decides about crashes inside writes per seed.
+  const betweenEvents = chaos.crashes && { ...chaos.crashes, inWriteP: 0 };
   const coin: FaultConfig = {
     network: prng.chance(0.5) ? chaos.network : none.network,
     partitions: prng.chance(0.5) ? chaos.partitions : null,
-    crashes: prng.chance(0.5) ? chaos.crashes : null,
+    crashes: prng.chance(0.5) ? betweenEvents : null,
     clocks: prng.chance(0.5) ? chaos.clocks : null,
     rollbacks: prng.chance(0.5) ? chaos.rollbacks : null,
   };
