@@ -194,7 +194,7 @@ export interface FaultTarget {
   healNetwork(): void;
   /** Crashes an up node; the world restarts it after downMs. */
   crash(id: string, options: { readonly downMs: number; readonly tornTail: boolean }): void;
-  /** Arms a crash inside the up node's coming disk writes (World.armPowerCut). */
+  /** Arms a crash inside the node's coming disk writes, its next boot's if down (World.armPowerCut). */
   armPowerCut(
     id: string,
     options: { readonly afterWrites: number; readonly downMs: number; readonly tornTail: boolean },

@@ -7,7 +7,7 @@ import { Network } from "./network";
 import type { NetworkStats } from "./network";
 import { Prng } from "./prng";
 import { SimFs } from "./sim-fs";
-import type { SimFsImage, SimFsOptions } from "./sim-fs";
+import type { CrashReport, SimFsImage, SimFsOptions } from "./sim-fs";
 import { Trace, defaultTraceOptions } from "./trace";
 import type { TraceOptions } from "./trace";
 import { timerKind, workKinds } from "./work-meter";
@@ -353,9 +353,7 @@ export class World<Msg, Input = never> implements FaultTarget {
     assert(slot.up, `crash of an up node (${id})`);
     this.kill(slot);
     const report = slot.fs.crash(slot.diskPrng, { tornTail: options.tornTail });
-    const torn = report.torn ? `${report.torn.path}+${report.torn.keptBytes}` : "-";
-    const lost = report.lostDirs.length === 0 ? "-" : report.lostDirs.join(",");
-    this.trace.record(this.nowMs, id, "crash", `torn=${torn} lostDirs=${lost}`);
+    this.trace.record(this.nowMs, id, "crash", diskDamage(report));
     this.options.observe?.({ kind: "crash", node: id, timeMs: this.nowMs });
     this.scheduleRestart(slot, options.downMs);
   }
@@ -587,9 +585,7 @@ export class World<Msg, Input = never> implements FaultTarget {
     const cut = slot.fs.powerCut;
     if (cut === null) return true;
     this.kill(slot);
-    const torn = cut.torn ? `${cut.torn.path}+${cut.torn.keptBytes}` : "-";
-    const lost = cut.lostDirs.length === 0 ? "-" : cut.lostDirs.join(",");
-    this.trace.record(this.nowMs, slot.id, "crash", `in=${cut.op}:${cut.path} torn=${torn} lostDirs=${lost}`);
+    this.trace.record(this.nowMs, slot.id, "crash", `in=${cut.op}:${cut.path} ${diskDamage(cut)}`);
     this.options.observe?.({ kind: "crash", node: slot.id, timeMs: this.nowMs });
     this.scheduleRestart(slot, slot.cutDownMs);
     return false;
@@ -604,6 +600,13 @@ export class World<Msg, Input = never> implements FaultTarget {
     assert(slot !== undefined, `known node ${id}`);
     return slot;
   }
+}
+
+/** A crash's damage for the trace: the torn tail kept, if any, and directories that lost entries. */
+function diskDamage(report: CrashReport): string {
+  const torn = report.torn ? `${report.torn.path}+${report.torn.keptBytes}` : "-";
+  const lost = report.lostDirs.length === 0 ? "-" : report.lostDirs.join(",");
+  return `torn=${torn} lostDirs=${lost}`;
 }
 
 interface SlotParts<Msg, Input> {

@@ -22,7 +22,8 @@ import { scenarioOptionDefaults } from "./scenario";
  * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes.
  * It found three oracle bugs and a pull cycle starving under loss (scenarios/regressions:
  * residue-floor-covers-younger-value, purges-remembered-across-rollback,
- * refused-pair-holds-rounds-open, pull-cycle-starves-under-loss).
+ * refused-pair-holds-rounds-open, pull-cycle-starves-under-loss), and with crashes inside
+ * writes the erasure debt raised after its overwrite (erasure-debt-raised-before-commit).
  */
 
 export interface PresetRun {
