@@ -270,8 +270,9 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       op.kind === "script"
         ? runScriptOp(node, this.labels, op.op, ctx.wallMs())
         : runOp(node, op, ctx.wallMs(), this.picks);
-    const written = this.persist(ctx, true);
     const kind = op.kind === "script" ? op.op.verb : op.kind;
+    if (kind === "restore" && result.ok) this.noteRestores(node, usnBefore);
+    const written = this.persist(ctx, true);
     this.options.ledger.count(kind, result.ok ? "ok" : result.code);
     ctx.trace("op", `${kind} ${result.ok ? "ok" : result.code}`);
     if (op.kind === "script") this.hooks.onScriptResult?.(op.index, this.options.simId, result);
@@ -280,7 +281,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       this.hooks.onViolation?.(`${this.options.simId} accepted a ${kind} while rollback-latched`);
     }
     // Acknowledged only now that the batch is durable: record what the client was promised.
-    for (const record of written) this.ackAtoms(ctx, record, usnBefore, kind === "restore");
+    for (const record of written) this.ackAtoms(ctx, record, usnBefore);
     for (const peer of this.options.peers) ctx.send(peer, { type: "hint", from: node.dir.nodeId });
   }
 
@@ -426,12 +427,22 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     this.rotationArmed = true;
   }
 
-  private ackAtoms(
-    ctx: NodeContext<ReplicationMessage>,
-    record: ObjectRecord,
-    usnBefore: number,
-    restore: boolean,
-  ): void {
+  /**
+   * Tells the ledger the existence stamps a restore just wrote, before its persist: a power cut
+   * inside that persist leaves the restore unacknowledged, yet a torn write that kept the whole
+   * batch makes it durable, and the no-resurrection oracle accepts deleted -> alive only
+   * through a restore it knows (a restore that never reached the disk leaves a stamp no record
+   * will ever carry).
+   */
+  private noteRestores(node: DirectoryNode, usnBefore: number): void {
+    for (const { id } of node.dir.store.changedAfter(usnBefore, Number.MAX_SAFE_INTEGER)) {
+      const record = node.dir.get(id);
+      if (record === undefined || record.existence.stage !== "alive") continue;
+      if (record.existence.stamp.localUsn > usnBefore) this.options.ledger.noteRestore(id, record.existence.stamp);
+    }
+  }
+
+  private ackAtoms(ctx: NodeContext<ReplicationMessage>, record: ObjectRecord, usnBefore: number): void {
     const ack = (atom: string, stamp: ObjectRecord["existence"]["stamp"], life?: number): void => {
       if (stamp.localUsn <= usnBefore) return;
       this.options.ledger.ack({
@@ -445,13 +456,6 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       });
     };
     ack("existence", record.existence.stamp);
-    if (
-      restore &&
-      record.existence.stamp.localUsn > usnBefore &&
-      record.existence.stage === "alive"
-    ) {
-      this.options.ledger.noteRestore(record.id, record.existence.stamp);
-    }
     ack("placement", record.placement.stamp);
     for (const [name, atoms] of record.attrs) {
       for (const a of atoms.values()) ack(`attr\u0000${name}\u0000${a.key ?? ""}`, a.stamp, atomLife(a));

@@ -24,10 +24,11 @@ export class Ledger {
   /** Counts per op kind and outcome code, for run summaries. */
   readonly outcomes = new Map<string, number>();
   /**
-   * Existence stamps written by acknowledged restores, per object (`version/atMs/origin`).
-   * Never forgiven: a restore that a rollback later erased on its node still happened, and
-   * its stamp may live on elsewhere. The no-resurrection oracle accepts deleted -> alive only
-   * through one of these.
+   * Existence stamps written by restores that ran (acknowledged, or cut short by a power cut
+   * inside their persist, which may still have made them durable), per object
+   * (`version/atMs/origin`). Never forgiven: a restore that a rollback later erased on its node
+   * still happened, and its stamp may live on elsewhere. The no-resurrection oracle accepts
+   * deleted -> alive only through one of these.
    */
   private readonly restoreStamps = new Set<string>();
 

@@ -18,7 +18,8 @@ interface NodeMemory {
  * examines only the records whose usnChanged moved since the last look. On each node:
  * - the existence atom never goes back in the merge order (shredded absorbing, then stamps);
  * - a shredded object never comes back alive or deleted;
- * - deleted -> alive happens only through an acknowledged restore (its stamp is in the ledger);
+ * - deleted -> alive happens only through a restore that ran (its stamp is in the ledger:
+ *   acknowledged, or in doubt after a power cut inside its persist);
  * - an object the node's GC purged never comes back alive (no lingering objects);
  * - an alive record is no hardened skeleton (a restore clears the flag).
  * A node whose disk was rolled back starts a fresh memory of existences (its older state is
@@ -100,7 +101,7 @@ export class ResurrectionOracle {
         now.stage === "alive" &&
         !this.ledger.isRestore(id, now.stamp)
       ) {
-        out.push(`${simId}: deleted ${id} came back alive without an acknowledged restore`);
+        out.push(`${simId}: deleted ${id} came back alive without a restore`);
       }
     }
     if (before === undefined || compareExistence(now, before) >= 0) m.best.set(id, now);
