@@ -62,3 +62,42 @@ it("pays at boot the erasure debt of a shred whose rebuild a crash cut short", a
   expect(storage.rebuild.lastOutcome?.ok).toBe(true);
   expect(filesContaining(dataDir, marker)).toEqual([]);
 });
+
+// Intent first (scenarios/regressions/erasure-debt-raised-before-commit.scn): the debt is
+// durable before the batch that overwrites the plaintext. Raised after the commit, as it was,
+// a failure (or a crash) between the two acknowledged a shred whose plaintext no debt owned.
+// Method: the debt file cannot be written (a directory squats its temporary name), so the
+// raise fails; the shred must be refused, and after a restart no shred may sit on disk with
+// the plaintext and no debt.
+it("refuses a shred whose erasure debt cannot be recorded, and never leaves one without debt", async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-erasure-intent-"));
+  dirs.push(dataDir);
+  const log = (): void => {};
+  const marker = `SECRET-${randomBytes(12).toString("hex")}`;
+  const daemon = await Daemon.open({ dataDir, boot: "either", log });
+  const root = daemon.read((node, now) => node.root(now));
+  if (!root.ok) throw new Error("the new domain has a root");
+  const made = await daemon.write((node, now) =>
+    node.createQuiet(
+      { parent: root.value.id, name: "Vault", className: "organizationalUnit", attributes: { description: [marker] } },
+      now,
+    ),
+  );
+  if (!made.ok) throw new Error(`create refused: ${made.code}`);
+  fs.mkdirSync(path.join(dataDir, "erasure-debt.json.tmp"));
+  const shred = await daemon.write((node, now) => node.shred(made.value, now));
+  expect(shred.ok).toBe(false);
+  expect(shred.ok ? null : shred.code).toBe("storage-dead");
+  await daemon.close();
+  fs.rmSync(path.join(dataDir, "erasure-debt.json.tmp"), { recursive: true });
+
+  const restarted = await Daemon.open({ dataDir, boot: "existing", log });
+  await restarted.whenStorageIdle();
+  const stage = restarted.read((node, now) => node.object(made.value, now));
+  const storage = restarted.storageView();
+  await restarted.close();
+  // The refused shred never reached the disk: the object is as it was, its value on disk.
+  expect(stage.ok && stage.value.stage).toBe("alive");
+  expect(storage.erasureDebt).toBe(0);
+  expect(filesContaining(dataDir, marker).length).toBeGreaterThan(0);
+});
