@@ -1,7 +1,9 @@
 import { assert, assertNever } from "../core/assert";
 import type { NetworkConfig } from "./network";
 import { quietNetwork } from "./network";
+import { walDir } from "../core/wal/generation-names";
 import type { Prng } from "./prng";
+import type { FsOp } from "./sim-fs";
 
 /**
  * Fault classes and their named presets. STYLE 20: inject only faults the design promises to
@@ -38,6 +40,14 @@ export interface CrashFaults {
    * seed under the older presets say `inwrite=0`).
    */
   readonly inWriteP: number;
+  /**
+   * Of the crashes inside writes, the share whose count skips the calls of log commits
+   * (appends, positional writes and syncs of `wal/` files), so that they strike inside what
+   * log commits otherwise outnumber about six to one: rotations, snapshot writes, erasures,
+   * debt files, boots' repairs. From its own fork (`crashes/in-write-where`), drawn only for
+   * crashes inside writes: at 0 the schedules are those of inWriteP alone.
+   */
+  readonly beyondCommitsP: number;
 }
 
 export interface ClockFaults {
@@ -102,6 +112,7 @@ const crashFaults: CrashFaults = {
   tornP: 0.5,
   maxDownNodes: 2,
   inWriteP: 0.5,
+  beyondCommitsP: 0.5,
 };
 const clockFaults: ClockFaults = {
   maxOffsetMs: 120_000,
@@ -195,10 +206,7 @@ export interface FaultTarget {
   /** Crashes an up node; the world restarts it after downMs. */
   crash(id: string, options: { readonly downMs: number; readonly tornTail: boolean }): void;
   /** Arms a crash inside the node's coming disk writes, its next boot's if down (World.armPowerCut). */
-  armPowerCut(
-    id: string,
-    options: { readonly afterWrites: number; readonly downMs: number; readonly tornTail: boolean },
-  ): void;
+  armPowerCut(id: string, options: PowerCutOptions): void;
   powerCutArmed(id: string): boolean;
   jumpClock(id: string, deltaMs: number): void;
   /** Records the node's durable disk image under `key`. */
@@ -272,8 +280,22 @@ export function randomGroups(ids: readonly string[], prng: Prng): string[][] {
 /** A crash inside the victim's writes lands this many mutating disk calls ahead, at most. */
 export const maxWritesBeforeCut = 32;
 
+export interface PowerCutOptions {
+  readonly afterWrites: number;
+  readonly downMs: number;
+  readonly tornTail: boolean;
+  /** Count only calls beyond log commits (isLogCommitCall) towards afterWrites. */
+  readonly beyondCommits: boolean;
+}
+
+/** A call of a log commit: an append or positional write into, or a sync of, a `wal/` file. */
+export function isLogCommitCall(op: FsOp, path: string): boolean {
+  return (op === "append" || op === "writeAt" || op === "sync") && path.startsWith(`${walDir}/`);
+}
+
 function crashSource(c: CrashFaults, prng: Prng): FaultSource {
   const inWrite = prng.fork("in-write");
+  const where = prng.fork("in-write-where");
   return {
     name: "crashes",
     firstDelayMs: () => Math.round(prng.exponential(c.meanGapMs)),
@@ -287,9 +309,11 @@ function crashSource(c: CrashFaults, prng: Prng): FaultSource {
       const downMs = prng.int(c.minDownMs, c.maxDownMs);
       const tornTail = prng.chance(c.tornP);
       let afterWrites = 0;
+      let beyondCommits = false;
       let inBoot: string | null = null;
       if (c.inWriteP > 0 && inWrite.chance(c.inWriteP)) {
         afterWrites = inWrite.int(1, maxWritesBeforeCut);
+        beyondCommits = c.beyondCommitsP > 0 && where.chance(c.beyondCommitsP);
         // A quarter of them strike inside the boot of a node that is down (recovery's own
         // writes: cutting a torn tail, the boot's commit), when one is.
         const bootCut = inWrite.chance(0.25);
@@ -298,9 +322,9 @@ function crashSource(c: CrashFaults, prng: Prng): FaultSource {
         if (bootCut && down.length > 0) inBoot = down[pickAt % down.length] ?? null;
       }
       if (inBoot !== null) {
-        target.armPowerCut(inBoot, { afterWrites, downMs, tornTail });
+        target.armPowerCut(inBoot, { afterWrites, downMs, tornTail, beyondCommits });
       } else if (victim !== null && target.downCount() < maxDown) {
-        if (afterWrites > 0) target.armPowerCut(victim, { afterWrites, downMs, tornTail });
+        if (afterWrites > 0) target.armPowerCut(victim, { afterWrites, downMs, tornTail, beyondCommits });
         else target.crash(victim, { downMs, tornTail });
       }
       return Math.round(prng.exponential(c.meanGapMs));

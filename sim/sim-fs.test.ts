@@ -403,6 +403,18 @@ describe("SimFs: power cut inside writes", () => {
     expect(outcomes).toEqual(new Set(["wal/1.log", "snap/tmp,wal/1.log"]));
   });
 
+  it("a cut that counts only some calls strikes before the k-th of those", () => {
+    const fs = durableStart();
+    const notLog = (_op: string, path: string): boolean => !path.startsWith("wal/");
+    fs.armPowerCut({ afterWrites: 2, tornTail: false, prng: new Prng(1), counts: notLog });
+    for (const record of ["b", "c", "d"]) commit(fs, record); // six calls, none counted
+    fs.write("snap/tmp", bytes("s")); // counted: 1
+    expect(() => fs.sync("snap/tmp")).toThrow(SimFsError); // counted: 2, never runs
+    expect(fs.powerCut).toMatchObject({ op: "sync", path: "snap/tmp" });
+    fs.clearPowerCut();
+    expect(text(fs.read("wal/1.log"))).toBe("abcd");
+  });
+
   it("clearPowerCut disarms a cut that has not struck", () => {
     const fs = durableStart();
     fs.armPowerCut({ afterWrites: 1, tornTail: false, prng: new Prng(1) });

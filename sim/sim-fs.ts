@@ -73,11 +73,13 @@ export interface CrashOptions {
 export interface PowerCutArming {
   readonly afterWrites: number;
   readonly tornTail: boolean;
+  /** Which mutating calls count towards `afterWrites` (default: all of them). */
+  readonly counts?: (op: FsOp, path: string) => boolean;
   /** The disk's stream: the crash's coins (dirty directories, torn length) come from it. */
   readonly prng: Prng;
 }
 
-/** Where a power cut struck, and what the crash it was kept of the disk. */
+/** Where a power cut struck, and what of the disk its crash kept. */
 export interface PowerCutReport extends CrashReport {
   /** The call that never ran (the process died just before it), and its path. */
   readonly op: FsOp;
@@ -540,7 +542,7 @@ export class SimFs implements FileSystem {
   private beforeWrite(op: FsOp, path: string): void {
     if (this.struck !== null) throw new SimFsError("EIO", op, path);
     const cut = this.cut;
-    if (cut !== null && --cut.remaining === 0) {
+    if (cut !== null && (cut.arming.counts?.(op, path) ?? true) && --cut.remaining === 0) {
       this.cut = null;
       const report = this.crash(cut.arming.prng, { tornTail: cut.arming.tornTail });
       this.struck = { ...report, op, path };

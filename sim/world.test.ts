@@ -223,7 +223,7 @@ describe("World: inputs, clocks, phases", () => {
     world.start();
     world.runUntil(15); // tick 1 committed at 10
     // Call 1 is tick 2's append; the cut strikes before call 2, its sync.
-    world.armPowerCut("a", { afterWrites: 2, downMs: 100, tornTail: false });
+    world.armPowerCut("a", { afterWrites: 2, downMs: 100, tornTail: false, beyondCommits: false });
     expect(world.powerCutArmed("a")).toBe(true);
     expect(world.downCount()).toBe(1);
     world.runUntil(1000);
@@ -262,8 +262,8 @@ describe("World: inputs, clocks, phases", () => {
     );
     world.start();
     world.crash("a", { downMs: 10, tornTail: false });
-    world.armPowerCut("a", { afterWrites: 2, downMs: 30, tornTail: false });
-    world.armPowerCut("b", { afterWrites: 1, downMs: 10, tornTail: false });
+    world.armPowerCut("a", { afterWrites: 2, downMs: 30, tornTail: false, beyondCommits: false });
+    world.armPowerCut("b", { afterWrites: 1, downMs: 10, tornTail: false, beyondCommits: false });
     world.runUntil(100);
     // The first boot died at its sync; the second, 30 ms later, ran to the end.
     expect(log.filter((l) => l.includes(" a "))).toEqual(["0 a start", "0 a crash", "10 a restart", "10 a crash", "40 a restart"]);

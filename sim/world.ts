@@ -1,13 +1,13 @@
 import { assert, assertNever } from "../core/assert";
 import { NodeClock, defaultEpochMs } from "./clock";
 import { EventQueue } from "./event-queue";
-import type { FaultConfig, FaultSource, FaultTarget } from "./faults";
-import { faultSources, presetFaults, skewedClock } from "./faults";
+import type { FaultConfig, FaultSource, FaultTarget, PowerCutOptions } from "./faults";
+import { faultSources, isLogCommitCall, presetFaults, skewedClock } from "./faults";
 import { Network } from "./network";
 import type { NetworkStats } from "./network";
 import { Prng } from "./prng";
 import { SimFs } from "./sim-fs";
-import type { CrashReport, SimFsImage, SimFsOptions } from "./sim-fs";
+import type { CrashReport, FsOp, SimFsImage, SimFsOptions } from "./sim-fs";
 import { Trace, defaultTraceOptions } from "./trace";
 import type { TraceOptions } from "./trace";
 import { timerKind, workKinds } from "./work-meter";
@@ -366,15 +366,15 @@ export class World<Msg, Input = never> implements FaultTarget {
    * a down node, it strikes inside the node's next boot. A crash, rollback or the heal before
    * it strikes disarms it.
    */
-  armPowerCut(
-    id: string,
-    options: { readonly afterWrites: number; readonly downMs: number; readonly tornTail: boolean },
-  ): void {
+  armPowerCut(id: string, options: PowerCutOptions): void {
     const slot = this.slot(id);
     assert(!slot.fs.powerCutArmed, `one power cut armed at a time (${id})`);
     slot.cutDownMs = options.downMs;
-    slot.fs.armPowerCut({ afterWrites: options.afterWrites, tornTail: options.tornTail, prng: slot.diskPrng });
-    this.trace.record(this.nowMs, id, "power-cut-armed", `after=${options.afterWrites}`);
+    const { afterWrites, tornTail, beyondCommits } = options;
+    const counts = beyondCommits ? (op: FsOp, path: string) => !isLogCommitCall(op, path) : undefined;
+    slot.fs.armPowerCut({ afterWrites, tornTail, prng: slot.diskPrng, ...(counts ? { counts } : {}) });
+    const detail = `after=${afterWrites}${beyondCommits ? " beyond-commits" : ""}`;
+    this.trace.record(this.nowMs, id, "power-cut-armed", detail);
   }
 
   jumpClock(id: string, deltaMs: number): void {

@@ -29,6 +29,7 @@ const knobs: Readonly<Record<Exclude<FaultClass, "network">, readonly Knob[]>> =
     { key: "torn", field: "tornP", kind: "number" },
     { key: "maxdown", field: "maxDownNodes", kind: "number" },
     { key: "inwrite", field: "inWriteP", kind: "number" },
+    { key: "beyond", field: "beyondCommitsP", kind: "number" },
   ],
   clocks: [
     { key: "offset", field: "maxOffsetMs", kind: "ms" },

@@ -105,7 +105,7 @@ describe("scenario files", () => {
     expect(inWrite.length).toBeLessThanOrEqual((withCrashes.length * 3) / 4);
     for (const p of inWrite) expect([0.1, 0.25, 0.5, 1]).toContain(p);
     expect(printScenario(withCrashes.find((x) => (x.faults.crashes?.inWriteP ?? 0) > 0) ?? withCrashes[0]!)).toMatch(
-      /^crashes .* inwrite=(0\.1|0\.25|0\.5|1)$/mu,
+      /^crashes .* inwrite=(0\.1|0\.25|0\.5|1) beyond=(0|0\.5|1)$/mu,
     );
   });
 });

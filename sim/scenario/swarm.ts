@@ -57,7 +57,7 @@ const kinds: readonly DirectoryOpKind[] = Object.keys(defaultMix).sort() as Dire
 export function swarmScenario(seed: number, base: PresetName | null = null): Scenario {
   const prng = new Prng(`swarm/${seed}`);
   const nodes = prng.int(3, 7);
-  const faults = swarmInWrite(swarmFaultConfig(prng, base), prng.fork("in-write"));
+  const faults = swarmInWrite(swarmFaultConfig(prng, base), prng.fork("in-write"), prng.fork("in-write-where"));
   const rate = Math.round(2 ** prng.range(0, Math.log2(20)) * 10) / 10;
   const mix: Partial<Record<DirectoryOpKind, number>> = {};
   for (const k of kinds) mix[k] = prng.chance(0.2) ? 0 : prng.int(1, 30);
@@ -116,11 +116,13 @@ function swarmAgeing(prng: Prng, clocksTrue: boolean): { gcEveryMs: number; step
  * With crashes on, on half the seeds some crashes strike inside a node's disk writes (a power
  * cut: CrashFaults.inWriteP), where unsynced bytes are lost or torn and a rotation or a boot
  * may stop half done; between events every commit has synced, so plain crashes never tear.
+ * From a second fork (`where`), how many of those skip log commits' calls (beyondCommitsP).
  */
-function swarmInWrite(faults: FaultConfig, prng: Prng): FaultConfig {
+function swarmInWrite(faults: FaultConfig, prng: Prng, where: Prng): FaultConfig {
   const crashes = faults.crashes;
   if (crashes === null || !prng.chance(0.5)) return faults;
-  return { ...faults, crashes: { ...crashes, inWriteP: prng.pick([0.1, 0.25, 0.5, 1]) } };
+  const inWriteP = prng.pick([0.1, 0.25, 0.5, 1]);
+  return { ...faults, crashes: { ...crashes, inWriteP, beyondCommitsP: where.pick([0, 0.5, 1]) } };
 }
 
 /** Each class on with probability 1/2 at its preset shape (or the preset's), then the knobs. */
@@ -128,7 +130,7 @@ function swarmFaultConfig(prng: Prng, preset: PresetName | null): FaultConfig {
   const chaos = presetFaults("chaos");
   const none = presetFaults("none");
   // Crashes between events only: swarmInWrite decides about crashes inside writes per seed.
-  const betweenEvents = chaos.crashes && { ...chaos.crashes, inWriteP: 0 };
+  const betweenEvents = chaos.crashes && { ...chaos.crashes, inWriteP: 0, beyondCommitsP: 0 };
   const coin: FaultConfig = {
     network: prng.chance(0.5) ? chaos.network : none.network,
     partitions: prng.chance(0.5) ? chaos.partitions : null,
