@@ -5,8 +5,9 @@
  * start the rebuild before the next shred or a 64 MiB rotation, possibly never on a quiet
  * node. Method: a real daemon on a temp dir writes a unique marker and closes; the shred is
  * then committed exactly as the daemon's group commit does (the node booted from the store,
- * its batch committed, the debt raised) and the store closed without rotating, as a kill at
- * that point leaves it; a daemon opened on the directory must pay the debt on its own.
+ * the debt raised, then its batch committed) and the store closed without rotating, as a kill
+ * at that point leaves it; a daemon opened on the directory must pay the debt on its own.
+ * Second: the debt is raised before the overwrite (below).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -24,21 +25,28 @@ afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-it("pays at boot the erasure debt of a shred whose rebuild a crash cut short", async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-erasure-boot-"));
+const log = (): void => {};
+
+/** A new domain in a temp dir whose OU "Vault" holds a unique marker; the daemon stays open. */
+async function vaultWithSecret(prefix: string): Promise<{ dataDir: string; marker: string; daemon: Daemon; vault: string }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   dirs.push(dataDir);
-  const log = (): void => {};
   const marker = `SECRET-${randomBytes(12).toString("hex")}`;
-  const first = await Daemon.open({ dataDir, boot: "either", log });
-  const root = first.read((node, now) => node.root(now));
+  const daemon = await Daemon.open({ dataDir, boot: "either", log });
+  const root = daemon.read((node, now) => node.root(now));
   if (!root.ok) throw new Error("the new domain has a root");
-  const made = await first.write((node, now) =>
+  const made = await daemon.write((node, now) =>
     node.createQuiet(
       { parent: root.value.id, name: "Vault", className: "organizationalUnit", attributes: { description: [marker] } },
       now,
     ),
   );
   if (!made.ok) throw new Error(`create refused: ${made.code}`);
+  return { dataDir, marker, daemon, vault: made.value };
+}
+
+it("pays at boot the erasure debt of a shred whose rebuild a crash cut short", async () => {
+  const { dataDir, marker, daemon: first, vault } = await vaultWithSecret("canopy-erasure-boot-");
   await first.close();
 
   // The shred as the daemon commits it, then the process "dies" before rotating.
@@ -46,7 +54,7 @@ it("pays at boot the erasure debt of a shred whose rebuild a crash cut short", a
   const opened = await DurableStore.openInto(dataDir, loader.put);
   const node = loader.boot(Date.now());
   if (node === null) throw new Error("the store holds a node");
-  expect(node.shred(made.value, Date.now()).ok).toBe(true);
+  expect(node.shred(vault, Date.now()).ok).toBe(true);
   const ready = node.ready();
   expect(ready?.erasure).toBe(true);
   opened.store.markErasureDebt();
@@ -70,22 +78,9 @@ it("pays at boot the erasure debt of a shred whose rebuild a crash cut short", a
 // raise fails; the shred must be refused, and after a restart no shred may sit on disk with
 // the plaintext and no debt.
 it("refuses a shred whose erasure debt cannot be recorded, and never leaves one without debt", async () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-erasure-intent-"));
-  dirs.push(dataDir);
-  const log = (): void => {};
-  const marker = `SECRET-${randomBytes(12).toString("hex")}`;
-  const daemon = await Daemon.open({ dataDir, boot: "either", log });
-  const root = daemon.read((node, now) => node.root(now));
-  if (!root.ok) throw new Error("the new domain has a root");
-  const made = await daemon.write((node, now) =>
-    node.createQuiet(
-      { parent: root.value.id, name: "Vault", className: "organizationalUnit", attributes: { description: [marker] } },
-      now,
-    ),
-  );
-  if (!made.ok) throw new Error(`create refused: ${made.code}`);
+  const { dataDir, marker, daemon, vault } = await vaultWithSecret("canopy-erasure-intent-");
   fs.mkdirSync(path.join(dataDir, "erasure-debt.json.tmp"));
-  const shred = await daemon.write((node, now) => node.shred(made.value, now));
+  const shred = await daemon.write((node, now) => node.shred(vault, now));
   expect(shred.ok).toBe(false);
   expect(shred.ok ? null : shred.code).toBe("storage-dead");
   await daemon.close();
@@ -93,7 +88,7 @@ it("refuses a shred whose erasure debt cannot be recorded, and never leaves one 
 
   const restarted = await Daemon.open({ dataDir, boot: "existing", log });
   await restarted.whenStorageIdle();
-  const stage = restarted.read((node, now) => node.object(made.value, now));
+  const stage = restarted.read((node, now) => node.object(vault, now));
   const storage = restarted.storageView();
   await restarted.close();
   // The refused shred never reached the disk: the object is as it was, its value on disk.
