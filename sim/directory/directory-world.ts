@@ -11,6 +11,7 @@ import { Ledger } from "./ledger";
 import { Labels } from "./run-script-op";
 import type { OpMix } from "./workload";
 import { directoryWorkload } from "./workload";
+import { mesh, neighbours, type Topology } from "../scenario/topology";
 
 export interface DirectoryWorldOptions {
   readonly seed: number | string;
@@ -21,6 +22,8 @@ export interface DirectoryWorldOptions {
   readonly timing?: ReplicationTiming;
   readonly keepTrace?: boolean;
   readonly traceRingLines?: number;
+  /** Who pulls from whom (default: every node from every other). */
+  readonly topology?: Topology;
   /** Local GC on every node every this many ms of its mono clock (default: never). */
   readonly gcEveryMs?: number | null;
   /** Scenario labels shared by every host (scripted ops bind and resolve them). */
@@ -52,6 +55,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
   const registry = new Registry();
   const labels = options.labels ?? new Labels();
   const hosts = new Map<string, DirectoryHost>();
+  const peersOf = neighbours(options.topology ?? mesh, ids);
   const world = new World<ReplicationMessage, DirectoryOp>({
     seed: options.seed,
     nodeIds: ids,
@@ -59,7 +63,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
       const host = new DirectoryHost({
         simId: id,
         founder: id === ids[0],
-        peers: ids.filter((p) => p !== id),
+        peers: peersOf.get(id) ?? [],
         registry,
         ledger,
         timing: options.timing ?? defaultTiming,

@@ -142,6 +142,38 @@ describe("the round tracker with a pair refused for good", () => {
   });
 });
 
+describe("the round tracker under a topology other than the mesh", () => {
+  const line = (dest: string, source: string): boolean => Math.abs(Number(dest.slice(1)) - Number(source.slice(1))) === 1;
+
+  it("counts only neighbours' pulls and bounds rounds by 2 x the diameter + 1", () => {
+    const t = new RoundTracker(["n1", "n2", "n3", "n4"], line);
+    expect(t.bound(3)).toBe(7);
+    t.begin(1000);
+    // Pulls between non-neighbours do not happen; were one reported, it would not count.
+    t.pullDone("n1", "n4", 1000, 1500);
+    const pairs = [
+      ["n1", "n2"],
+      ["n2", "n1"],
+      ["n2", "n3"],
+      ["n3", "n2"],
+      ["n3", "n4"],
+    ] as const;
+    for (const [d, s] of pairs) t.pullDone(d, s, 1000, 2000);
+    expect(t.completed).toBe(0);
+    t.pullDone("n4", "n3", 1200, 2100);
+    expect([t.completed, t.boundariesMs]).toEqual([1, [2100]]);
+  });
+
+  it("takes the bound over the neighbours still pulling when one refuses", () => {
+    const t = new RoundTracker(["n1", "n2", "n3", "n4"], line);
+    t.excuse("n1", "n4", 0); // not neighbours: nothing to excuse
+    expect(t.refusals).toEqual([]);
+    t.excuse("n2", "n1", 0);
+    // n1's atoms can no longer reach anyone: no bound holds, the scenario's applies.
+    expect(t.bound(3)).toBe(3);
+  });
+});
+
 describe("the durability oracle", () => {
   it("flags an acknowledged object a node lacks, unless that node purged it", () => {
     const { node, id } = setup();

@@ -3,7 +3,9 @@
  * delivered before their dependencies quarantine (and an instance shows as a ghost) until the
  * dependencies arrive, then compile everywhere; a 3|2 partition with writes on both sides
  * converges after the heal with every acknowledged write kept; tombstones age, harden and
- * purge under chaos with GC running (restores racing with hardening converge).
+ * purge under chaos with GC running (restores racing with hardening converge); along a line
+ * of five nodes a rollback is detected through neighbours and convergence comes within
+ * 2 x diameter + 1 rounds.
  * Method: each scenario file runs on seeds 1..200 (SIM_SEEDS overrides), every seed twice to
  * prove bit-for-bit replay (trace hashes equal; the first divergent event is named if not).
  */
@@ -14,9 +16,10 @@ const files = [
   "scenarios/schema-before-dependencies.scn",
   "scenarios/partition-three-two.scn",
   "scenarios/gc-under-chaos.scn",
+  "scenarios/line-five-rollback.scn",
 ];
 
-describe("scenario battery C: schema order, split brain", () => {
+describe("scenario battery C: schema order, split brain, topology", () => {
   for (const file of files) {
     it(`${file} passes and replays on ${batterySeeds} seeds`, () => {
       const { failures } = runBattery(loadScenario(file), 1, batterySeeds);

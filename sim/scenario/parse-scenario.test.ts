@@ -104,6 +104,17 @@ describe("scenario files", () => {
     expect(inWrite.length).toBeGreaterThanOrEqual(withCrashes.length / 4);
     expect(inWrite.length).toBeLessThanOrEqual((withCrashes.length * 3) / 4);
     for (const p of inWrite) expect([0.1, 0.25, 0.5, 1]).toContain(p);
+    // About half the seeds of 4 nodes or more replicate along a sparser graph than the mesh,
+    // printed as `topology ...`, with a liveness cap that leaves room for its longer bound.
+    const wide = [...Array(60).keys()].map((i) => swarmScenario(i + 1)).filter((x) => x.nodes >= 4);
+    const sparse = wide.filter((x) => x.topology.kind !== "mesh");
+    expect(sparse.length).toBeGreaterThanOrEqual(wide.length / 4);
+    expect(sparse.length).toBeLessThanOrEqual((wide.length * 3) / 4);
+    for (const x of sparse) {
+      expect(printScenario(x)).toMatch(/^topology (ring|line|star|sparse \d+)$/mu);
+      expect(parseScenario(printScenario(x)).topology).toEqual(x.topology);
+      expect(x.livenessMs).toBeGreaterThanOrEqual(120_000);
+    }
     expect(printScenario(withCrashes.find((x) => (x.faults.crashes?.inWriteP ?? 0) > 0) ?? withCrashes[0]!)).toMatch(
       /^crashes .* inwrite=(0\.1|0\.25|0\.5|1) beyond=(0|0\.5|1)$/mu,
     );
@@ -164,6 +175,10 @@ describe("refusals name the line", () => {
     [`${header}at 5s n1 create / A user -> nope\n`, /line 5: unknown outcome nope/],
     [`${header}expect stage @A gone\n`, /line 5: stage is alive\|deleted\|shredded\|absent/],
     [`${header}crashes gap=1s bogus=2\n`, /line 5: crashes: unknown knob bogus/],
+    [`${header}topology torus\n`, /line 5: topology takes mesh, ring, line, star or sparse <seed>, not torus/],
+    [`${header}topology sparse\n`, /line 5: topology sparse takes a seed/],
+    [`${header}topology ring 3\n`, /line 5: topology ring takes no argument/],
+    [`${header}topology line\nconverge n1 n3\n`, /converge n1 n3: those nodes are not connected among themselves in topology line/],
     ["scenario t\nnodes 3\nsafety 20s\n", /missing `checks/],
   ];
   for (const [text, message] of cases) {

@@ -9,6 +9,7 @@ import { parseCount, parseDurationAt, parseNonNegative } from "./parse-values";
 import type { Expectation, Scenario, SeedRange, Step } from "./scenario";
 import { scenarioOptionDefaults, type ScenarioOptions } from "./scenario";
 import { ScenarioSyntaxError, tokenizeLine } from "./tokenize";
+import { diameterAmong, isTopologyKind, type Topology } from "./topology";
 import type { Token } from "./tokenize";
 
 const opKinds: readonly DirectoryOpKind[] = [
@@ -137,6 +138,9 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
     case "gc":
       d.gcEveryMs = parseDurationAt(one(), line);
       return;
+    case "topology":
+      d.topology = parseTopology(args, line);
+      return;
     case "timing":
       d.timing = { ...d.timing, ...parseTiming(args, line) };
       return;
@@ -178,6 +182,7 @@ function finish(d: Draft): Scenario {
     roundsMax: d.roundsMax,
     converge: d.converge,
     gcEveryMs: d.gcEveryMs,
+    topology: d.topology,
     timing: d.timing,
     seeds: d.seeds,
     knownBug: d.knownBug,
@@ -204,6 +209,14 @@ function validate(s: Scenario): void {
     }
   };
   for (const id of s.converge ?? []) known(id, 1);
+  // Rounds count the judged nodes' pulls among themselves: data between them must not need a
+  // node outside the set (its pulls would hold no round open, and no bound would hold).
+  if (s.converge !== null && s.topology.kind !== "mesh") {
+    const ids = Array.from({ length: s.nodes }, (_, i) => `n${i + 1}`);
+    if (diameterAmong(s.topology, ids, s.converge) === null) {
+      throw new ScenarioSyntaxError(1, `converge ${s.converge.join(" ")}: those nodes are not connected among themselves in topology ${s.topology.kind}`);
+    }
+  }
   for (const step of s.steps) {
     if (step.atMs > s.safetyMs)
       throw new ScenarioSyntaxError(step.line, "step after the safety phase");
@@ -216,6 +229,19 @@ function validate(s: Scenario): void {
     for (const id of e.on ?? []) known(id, e.line);
     if ("node" in e.check) known(e.check.node, e.line);
   }
+}
+
+function parseTopology(args: readonly Token[], line: number): Topology {
+  const kind = args[0]?.text ?? "";
+  if (!isTopologyKind(kind)) {
+    throw new ScenarioSyntaxError(line, `topology takes mesh, ring, line, star or sparse <seed>, not ${kind || "nothing"}`);
+  }
+  if (kind !== "sparse") {
+    if (args.length !== 1) throw new ScenarioSyntaxError(line, `topology ${kind} takes no argument`);
+    return { kind };
+  }
+  if (args.length !== 2) throw new ScenarioSyntaxError(line, "topology sparse takes a seed (a whole number)");
+  return { kind, seed: parseCount(args[1]!.text, 0, Number.MAX_SAFE_INTEGER, line) };
 }
 
 function parseMix(args: readonly Token[], line: number): OpMix {

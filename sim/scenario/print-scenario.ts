@@ -2,6 +2,7 @@ import type { AttributeArg, ScriptOp } from "../directory/script-op";
 import { quoteIfNeeded, refText, valueText } from "../directory/script-op";
 import { presetFaults } from "../faults";
 import { faultLinesFor } from "./fault-lines";
+import { topologyText } from "./topology";
 import type { ExpectCheck, Expectation, Scenario, StepAction } from "./scenario";
 import {
   defaultLivenessMs,
@@ -33,6 +34,7 @@ export function printScenario(s: Scenario): string {
   if (s.roundsMax !== defaultRoundsMax) out.push(`rounds ${s.roundsMax}`);
   if (s.converge !== null) out.push(`converge ${s.converge.join(" ")}`);
   if (s.gcEveryMs !== null) out.push(`gc ${formatDuration(s.gcEveryMs)}`);
+  if (s.topology.kind !== "mesh") out.push(`topology ${topologyText(s.topology)}`);
   const timing = Object.entries(s.timing).sort(([a], [b]) => (a < b ? -1 : 1));
   if (timing.length > 0) {
     const parts = timing.map(

@@ -8,6 +8,12 @@
  * one more completed pull to lift its latch. The stated bound is 2 x diameter + 1 = 3 rounds
  * for the full mesh (diameter 1), which leaves a round of margin over that argument.
  *
+ * In another topology (sim/scenario/topology.ts) only neighbours pull from each other: a
+ * round is every neighbour pair's pulls, and one round carries an atom one hop, so the bound is
+ * 2 x the topology's diameter + 1 (at least `roundsMax`): the diameter of rounds to bring every
+ * atom and every vector entry (rollback evidence included) to every node, then as many again
+ * for what a node detecting a rollback re-sends, and the pull that lifts its latch.
+ *
  * A pair whose destination refuses its source (apart longer than maxTimeApart: DESIGN, for
  * good) never completes a pull again, so it is excused from every round from then on, and the
  * bound is taken over the graph of the remaining pairs: 2 x its diameter + 1 (data still
@@ -28,9 +34,30 @@ export class RoundTracker {
   boundaryPending = false;
   readonly boundariesMs: number[] = [];
 
-  constructor(private readonly nodes: readonly string[]) {
+  /** Ordered pairs that pull (dest * n + source, 1) or not (0): neighbours under the topology. */
+  private readonly linked: Uint8Array;
+  private readonly linkedPairs: number;
+  private readonly everyPair: boolean;
+
+  /** `linked(dest, source)`: whether `dest` pulls from `source` (default: every pair does). */
+  constructor(
+    private readonly nodes: readonly string[],
+    linked: (dest: string, source: string) => boolean = () => true,
+  ) {
     nodes.forEach((id, i) => this.index.set(id, i));
-    this.done = new Uint8Array(nodes.length * nodes.length);
+    const n = nodes.length;
+    this.done = new Uint8Array(n * n);
+    this.linked = new Uint8Array(n * n);
+    let count = 0;
+    for (let d = 0; d < n; d++) {
+      for (let s = 0; s < n; s++) {
+        if (d === s || !linked(nodes[d]!, nodes[s]!)) continue;
+        this.linked[d * n + s] = 1;
+        count++;
+      }
+    }
+    this.linkedPairs = count;
+    this.everyPair = count === n * (n - 1);
   }
 
   begin(nowMs: number): void {
@@ -43,7 +70,7 @@ export class RoundTracker {
     if (!this.active || startedMs < this.roundStartMs) return;
     const d = this.index.get(dest);
     const s = this.index.get(source);
-    if (d === undefined || s === undefined) return;
+    if (d === undefined || s === undefined || this.linked[d * this.nodes.length + s] !== 1) return;
     this.markDone(d * this.nodes.length + s, nowMs);
   }
 
@@ -53,7 +80,7 @@ export class RoundTracker {
     const s = this.index.get(source);
     if (d === undefined || s === undefined) return;
     const cell = d * this.nodes.length + s;
-    if (this.excused.includes(cell)) return;
+    if (this.linked[cell] !== 1 || this.excused.includes(cell)) return;
     this.excused.push(cell);
     if (this.active) this.markDone(cell, nowMs);
   }
@@ -77,12 +104,12 @@ export class RoundTracker {
   }
 
   /**
-   * The round bound: `roundsMax` for the full mesh; with excused pairs, 2 x the diameter of the
-   * remaining pairs' graph + 1 when that is larger (the graph stays strongly connected), else
-   * `roundsMax` (no bound holds: the refusals cut some node off).
+   * The round bound: `roundsMax` for the full mesh; otherwise (another topology, or excused
+   * pairs) 2 x the diameter of the pulling pairs' graph + 1 when that is larger (the graph
+   * stays strongly connected), else `roundsMax` (no bound holds: refusals cut some node off).
    */
   bound(roundsMax: number): number {
-    if (this.excused.length === 0) return roundsMax;
+    if (this.everyPair && this.excused.length === 0) return roundsMax;
     const diameter = this.diameter();
     return diameter === null ? roundsMax : Math.max(roundsMax, 2 * diameter + 1);
   }
@@ -98,7 +125,7 @@ export class RoundTracker {
       for (let at = 0; at < queue.length; at++) {
         const s = queue[at]!;
         for (let d = 0; d < n; d++) {
-          if (d === s || hops[d] !== -1 || this.excused.includes(d * n + s)) continue;
+          if (this.linked[d * n + s] !== 1 || hops[d] !== -1 || this.excused.includes(d * n + s)) continue;
           hops[d] = hops[s]! + 1;
           queue.push(d);
         }
@@ -115,7 +142,8 @@ export class RoundTracker {
     this.roundStartMs = nowMs;
     this.done.fill(0);
     for (const cell of this.excused) this.done[cell] = 1;
-    this.remaining = this.nodes.length * (this.nodes.length - 1) - this.excused.length;
+    for (let cell = 0; cell < this.linked.length; cell++) if (this.linked[cell] !== 1) this.done[cell] = 1;
+    this.remaining = this.linkedPairs - this.excused.length;
     // A single node has nobody to pull from: every round is trivially complete.
     if (this.remaining <= 0) this.remaining = 1;
   }

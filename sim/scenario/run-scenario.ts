@@ -13,6 +13,7 @@ import { Probes } from "./expectations";
 import { finalViolations, hardenedEver, settled } from "./final-checks";
 import { actionText } from "./print-scenario";
 import { RoundTracker } from "./round-tracker";
+import { neighbours } from "./topology";
 import type { Scenario, Step } from "./scenario";
 import { eventBudget, nodeIds } from "./scenario";
 
@@ -106,7 +107,8 @@ function setUp(s: Scenario, options: RunOptions): Run {
   const inline: string[] = [];
   const stepOf = new Map<number, Step>();
   let dw: DirectoryWorld | null = null;
-  const rounds = new RoundTracker(judged);
+  const near = neighbours(s.topology, ids);
+  const rounds = new RoundTracker(judged, (dest, source) => near.get(dest)?.includes(source) ?? false);
   const probes = new Probes(s.expects, labels);
   const oracles: { oracle: ResurrectionOracle | null } = { oracle: null };
   const hosts = (): DirectoryWorld["hosts"] => (dw === null ? new Map() : dw.hosts);
@@ -132,6 +134,7 @@ function setUp(s: Scenario, options: RunOptions): Run {
     keepTrace: options.keepTrace ?? false,
     traceRingLines: options.traceRingLines ?? 200,
     gcEveryMs: s.gcEveryMs,
+    topology: s.topology,
     labels,
     maxEvents: options.maxEvents ?? s.maxEvents ?? eventBudget(s),
     ...(options.meter ? { meter: options.meter } : {}),

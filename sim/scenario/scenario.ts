@@ -3,6 +3,7 @@ import type { ReplicationTiming } from "../directory/directory-host";
 import type { Ref, ScriptOp, ValueArg } from "../directory/script-op";
 import type { OpMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
+import { mesh, type Topology } from "./topology";
 
 /**
  * A scenario as data (scenarios/*.scn, format in scenarios/README.md): a correctness workload,
@@ -31,6 +32,8 @@ export interface Scenario {
   /** Nodes that must converge (default: all). */
   readonly converge: readonly string[] | null;
   readonly gcEveryMs: number | null;
+  /** Who pulls from whom (sim/scenario/topology.ts). */
+  readonly topology: Topology;
   readonly timing: Partial<ReplicationTiming>;
   /** Seeds CI runs (regressions pin theirs); null: the battery's default range. */
   readonly seeds: SeedRange | null;
@@ -123,6 +126,8 @@ export interface ScenarioOptions {
   roundsMax: number;
   converge: string[] | null;
   gcEveryMs: number | null;
+  /** Who replicates with whom (sim/scenario/topology.ts); `mesh` by default. */
+  topology: Topology;
   timing: Partial<Record<keyof ReplicationTiming, number>>;
   seeds: SeedRange | null;
   knownBug: string | null;
@@ -144,6 +149,7 @@ export function scenarioOptionDefaults(): ScenarioOptions {
     roundsMax: defaultRoundsMax,
     converge: null,
     gcEveryMs: null,
+    topology: mesh,
     timing: {},
     seeds: null,
     knownBug: null,

@@ -1,12 +1,13 @@
 import type { FaultConfig } from "../faults";
 import type { RunReport } from "./run-scenario";
 import { runScenario } from "./run-scenario";
+import { mesh } from "./topology";
 import type { Scenario, Step } from "./scenario";
 
 /**
  * Seed shrinking: from a failing (scenario, seed), greedily try smaller variants (fewer
- * nodes, a shorter safety phase, a lower write rate, one fault class fewer, one scripted step
- * fewer) and keep any that still fails the same way (same oracle). A variant's schedule is a
+ * nodes, a shorter safety phase, a lower write rate, the full mesh for a sparser topology, one
+ * fault class fewer, one scripted step fewer) and keep any that still fails the same way (same oracle). A variant's schedule is a
  * different draw, so each variant is tried on the failing seed and then on `seedsPerVariant`
  * seeds from 1: shrinking searches, it does not bisect. Bounded by `attemptsMax` runs.
  */
@@ -82,6 +83,9 @@ function candidates(s: Scenario): Candidate[] {
     const rate = s.rate < 0.5 ? 0 : Math.round((s.rate / 2) * 10) / 10;
     out.push({ what: `rate ${rate}`, candidate: { ...s, rate } });
   }
+  // The full mesh is the simplest topology: every node hears every write first-hand.
+  if (s.topology.kind !== "mesh" && s.converge === null)
+    out.push({ what: "topology mesh", candidate: { ...s, topology: mesh } });
   for (const [what, faults] of fewerFaults(s.faults))
     out.push({ what, candidate: { ...s, faults } });
   s.steps.forEach((step, i) => {

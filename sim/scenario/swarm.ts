@@ -6,7 +6,8 @@ import type { FaultConfig, PresetName } from "../faults";
 import { presetFaults, swarmFaults } from "../faults";
 import { Prng } from "../prng";
 import type { Scenario, Step } from "./scenario";
-import { scenarioOptionDefaults } from "./scenario";
+import { defaultLivenessMs, nodeIds, scenarioOptionDefaults } from "./scenario";
+import { diameterAmong, mesh, type Topology } from "./topology";
 
 /**
  * Scenarios without a file. A preset run: the given preset at fixed size. A swarm seed (VOPR):
@@ -19,7 +20,9 @@ import { scenarioOptionDefaults } from "./scenario";
  * partners under the seed's faults. On half of those with true clocks a purge horizon
  * (maxTimeApart) of 90-150 s purges tombstones and drops residue within the run too (chaos
  * clocks sit up to 2 minutes apart, and a horizon that short refuses partners by design).
- * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes.
+ * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes. From
+ * the fork `topology`: on half the seeds of 4 nodes or more, a ring, line, star or sparse
+ * random graph instead of the full mesh (the liveness cap grows with its diameter).
  * It found three oracle bugs and a pull cycle starving under loss (scenarios/regressions:
  * residue-floor-covers-younger-value, purges-remembered-across-rollback,
  * refused-pair-holds-rounds-open, pull-cycle-starves-under-loss), and with crashes inside
@@ -65,6 +68,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   const safetyMs = prng.int(3, 12) * 10_000;
   const timing = swarmTiming(prng.fork("timing"));
   const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null);
+  const topology = swarmTopology(prng.fork("topology"), nodes);
   return {
     ...scenarioOptionDefaults(),
     name: base === null ? `swarm-${seed}` : `swarm-${base}-${seed}`,
@@ -79,7 +83,26 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     gcEveryMs: ageing?.gcEveryMs ?? null,
     steps: ageing === null ? [] : ageing.steps,
     timing,
+    topology,
+    livenessMs: livenessFor(topology, nodes),
   };
+}
+
+/**
+ * On half the seeds of 4 nodes or more, a topology other than the full mesh: ring, line, star
+ * or a sparse random graph, where atoms, vector entries and rollback evidence reach most
+ * nodes only through third nodes, and the liveness bound is 2 x diameter + 1 > 3.
+ */
+function swarmTopology(prng: Prng, nodes: number): Topology {
+  if (nodes < 4 || !prng.chance(0.5)) return mesh;
+  const kind = prng.pick(["ring", "line", "star", "sparse"] as const);
+  return kind === "sparse" ? { kind, seed: prng.int(1, 1_000_000) } : { kind };
+}
+
+/** The liveness phase's cap: the default, or room for 2 x diameter + 1 rounds of ~15 s. */
+function livenessFor(topology: Topology, nodes: number): number {
+  const diameter = diameterAmong(topology, nodeIds(nodes), nodeIds(nodes)) ?? nodes - 1;
+  return Math.max(defaultLivenessMs, (2 * diameter + 1) * 15_000);
 }
 
 /**
