@@ -104,6 +104,15 @@ describe("scenario files", () => {
     expect(inWrite.length).toBeGreaterThanOrEqual(withCrashes.length / 4);
     expect(inWrite.length).toBeLessThanOrEqual((withCrashes.length * 3) / 4);
     for (const p of inWrite) expect([0.1, 0.25, 0.5, 1]).toContain(p);
+    // About half the seeds pull at another pace (period, jitter, hint delay), read back exactly.
+    const paced = [...Array(60).keys()].map((i) => swarmScenario(i + 1).timing).filter((t) => t.pullEveryMs !== undefined);
+    expect(paced.length).toBeGreaterThanOrEqual(15);
+    expect(paced.length).toBeLessThanOrEqual(45);
+    for (const t of paced) {
+      expect([1000, 2000, 5000, 10_000, 20_000]).toContain(t.pullEveryMs);
+      expect([0, t.pullEveryMs! / 5, t.pullEveryMs]).toContain(t.pullJitterMs);
+      expect([0, 50, 200, 1000, 5000]).toContain(t.hintDelayMs);
+    }
     // About half the seeds of 4 nodes or more replicate along a sparser graph than the mesh,
     // printed as `topology ...`, with a liveness cap that leaves room for its longer bound.
     const wide = [...Array(60).keys()].map((i) => swarmScenario(i + 1)).filter((x) => x.nodes >= 4);

@@ -1,5 +1,5 @@
 import type { DirectoryOpKind } from "../directory/directory-op";
-import type { ReplicationTiming } from "../directory/directory-host";
+import { defaultTiming, type ReplicationTiming } from "../directory/directory-host";
 import type { OpMix } from "../directory/workload";
 import { defaultMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
@@ -22,7 +22,8 @@ import { diameterAmong, mesh, type Topology } from "./topology";
  * clocks sit up to 2 minutes apart, and a horizon that short refuses partners by design).
  * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes. From
  * the fork `topology`: on half the seeds of 4 nodes or more, a ring, line, star or sparse
- * random graph instead of the full mesh (the liveness cap grows with its diameter).
+ * random graph instead of the full mesh (the liveness cap grows with its diameter). From the
+ * fork `pace`: on half the seeds another pull period, jitter and hint delay.
  * It found three oracle bugs and a pull cycle starving under loss (scenarios/regressions:
  * residue-floor-covers-younger-value, purges-remembered-across-rollback,
  * refused-pair-holds-rounds-open, pull-cycle-starves-under-loss), and with crashes inside
@@ -66,7 +67,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   for (const k of kinds) mix[k] = prng.chance(0.2) ? 0 : prng.int(1, 30);
   mix.create = Math.max(mix.create ?? 0, 5);
   const safetyMs = prng.int(3, 12) * 10_000;
-  const timing = swarmTiming(prng.fork("timing"));
+  const timing = { ...swarmTiming(prng.fork("timing")), ...swarmPace(prng.fork("pace")) };
   const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null);
   const topology = swarmTopology(prng.fork("topology"), nodes);
   return {
@@ -84,7 +85,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     steps: ageing === null ? [] : ageing.steps,
     timing,
     topology,
-    livenessMs: livenessFor(topology, nodes),
+    livenessMs: livenessFor(topology, nodes, timing),
   };
 }
 
@@ -99,10 +100,28 @@ function swarmTopology(prng: Prng, nodes: number): Topology {
   return kind === "sparse" ? { kind, seed: prng.int(1, 1_000_000) } : { kind };
 }
 
-/** The liveness phase's cap: the default, or room for 2 x diameter + 1 rounds of ~15 s. */
-function livenessFor(topology: Topology, nodes: number): number {
+/**
+ * The liveness phase's cap: the default, or room for 2 x diameter + 1 rounds, each a pull
+ * period with its jitter and a timed-out answer (~15 s at the default timing).
+ */
+function livenessFor(topology: Topology, nodes: number, timing: Partial<ReplicationTiming>): number {
   const diameter = diameterAmong(topology, nodeIds(nodes), nodeIds(nodes)) ?? nodes - 1;
-  return Math.max(defaultLivenessMs, (2 * diameter + 1) * 15_000);
+  const t = { ...defaultTiming, ...timing };
+  const roundMs = Math.max(15_000, t.pullEveryMs + t.pullJitterMs + t.pullTimeoutMs);
+  return Math.max(defaultLivenessMs, (2 * diameter + 1) * roundMs);
+}
+
+/**
+ * On half the seeds: another replication pace. The pull period (1-20 s), its jitter (none:
+ * every node's pulls fire in step after a boot; up to a whole period), and the hint delay (0
+ * to 5 s: at 0 every write sends its partners pulling at once) decide which messages cross
+ * which crashes, and how many pull cycles overlap.
+ */
+function swarmPace(prng: Prng): Partial<ReplicationTiming> {
+  if (!prng.chance(0.5)) return {};
+  const pullEveryMs = prng.pick([1, 2, 5, 10, 20]) * 1000;
+  const pullJitterMs = prng.pick([0, pullEveryMs / 5, pullEveryMs]);
+  return { pullEveryMs, pullJitterMs, hintDelayMs: prng.pick([0, 50, 200, 1000, 5000]) };
 }
 
 /**
