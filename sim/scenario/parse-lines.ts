@@ -1,5 +1,5 @@
 import type { AttributeArg, DefinitionKind, Ref, ScriptOp, ValueArg } from "../directory/script-op";
-import { isErrorCode, parseDurationAt } from "./parse-values";
+import { isErrorCode, parseCount, parseDurationAt } from "./parse-values";
 import type {
   ExpectCheck,
   ExpectedStage,
@@ -99,6 +99,20 @@ function parseAction(c: Cursor): StepAction {
       return {
         kind: "crash",
         node,
+        downMs: durationOption(opts, "down", 1000, c),
+        torn: opts.has("torn"),
+      };
+    }
+    case "power-cut": {
+      const node = c.word("node");
+      const opts = options(c, ["after", "beyond-commits", "down", "torn"]);
+      const after = opts.get("after");
+      if (after === undefined) c.fail("power-cut needs after=N (the N-th disk call from now)");
+      return {
+        kind: "power-cut",
+        node,
+        afterWrites: parseCount(after!, 1, 1_000_000, c.line),
+        beyondCommits: opts.has("beyond-commits"),
         downMs: durationOption(opts, "down", 1000, c),
         torn: opts.has("torn"),
       };

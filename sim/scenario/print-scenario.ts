@@ -66,6 +66,11 @@ export function actionText(a: StepAction): string {
       return "heal-network";
     case "crash":
       return `crash ${a.node} down=${formatDuration(a.downMs)}${a.torn ? " torn" : ""}`;
+    case "power-cut":
+      return (
+        `power-cut ${a.node} after=${a.afterWrites}${a.beyondCommits ? " beyond-commits" : ""}` +
+        ` down=${formatDuration(a.downMs)}${a.torn ? " torn" : ""}`
+      );
     case "image":
       return `image ${a.node} ${a.key}`;
     case "rollback":

@@ -241,6 +241,17 @@ function applyStep(run: Run, step: Step, index: number): void {
     case "crash":
       if (world.isUp(a.node)) world.crash(a.node, { downMs: a.downMs, tornTail: a.torn });
       return;
+    case "power-cut":
+      // One cut armed at a time per node: a second waits for nothing (the first still counts).
+      if (!world.powerCutArmed(a.node)) {
+        world.armPowerCut(a.node, {
+          afterWrites: a.afterWrites,
+          downMs: a.downMs,
+          tornTail: a.torn,
+          beyondCommits: a.beyondCommits,
+        });
+      }
+      return;
     case "image":
       return world.takeImage(a.node, a.key);
     case "rollback":

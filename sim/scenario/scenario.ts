@@ -65,6 +65,16 @@ export type StepAction =
       readonly downMs: number;
       readonly torn: boolean;
     }
+  | {
+      /** A power cut just before the node's `afterWrites`-th mutating disk call from now. */
+      readonly kind: "power-cut";
+      readonly node: string;
+      readonly afterWrites: number;
+      /** Count only calls beyond log commits (appends and syncs of wal/ files). */
+      readonly beyondCommits: boolean;
+      readonly downMs: number;
+      readonly torn: boolean;
+    }
   | { readonly kind: "image"; readonly node: string; readonly key: string }
   | {
       readonly kind: "rollback";
