@@ -8,7 +8,9 @@
  * - A failed commit marks storage dead: the waiting writes and every later write get
  *   `storage-dead` (a transport-level refusal, outside SPEC's table); reads go on in memory.
  *   Reads may observe writes of the current turn before they are durable (read-uncommitted
- *   for at most one turn); a write is only acknowledged once durable.
+ *   for at most one turn); a write is only acknowledged once durable. The writes whose own
+ *   commit failed have an unknown outcome: they stay visible to reads until a restart, and
+ *   the failed append or fsync may or may not have reached the disk (ARCHITECTURE.md).
  * - A shred (or a GC that hardened or purged) makes `ready()` report erasure: the store's debt
  *   is raised before the batch is committed (a crash between them then overstates the debt
  *   instead of forgetting plaintext), and after the commit a rotation starts the rebuild that
