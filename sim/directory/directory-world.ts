@@ -9,7 +9,7 @@ import { DirectoryHost, Registry, defaultTiming } from "./directory-host";
 import type { HostHooks, ReplicationTiming } from "./directory-host";
 import { Ledger } from "./ledger";
 import { Labels } from "./run-script-op";
-import type { OpMix } from "./workload";
+import type { Contention, OpMix } from "./workload";
 import { directoryWorkload } from "./workload";
 import { mesh, neighbours, type Topology } from "../scenario/topology";
 
@@ -19,6 +19,8 @@ export interface DirectoryWorldOptions {
   readonly faults?: FaultConfig;
   readonly writesPerSecond: number;
   readonly mix?: OpMix;
+  /** Ops aimed at a few objects (workload.ts `Contention`); default none. */
+  readonly contention?: Contention | null;
   readonly timing?: ReplicationTiming;
   readonly keepTrace?: boolean;
   readonly traceRingLines?: number;
@@ -83,6 +85,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
             nodes: ids,
             writesPerSecond: options.writesPerSecond,
             ...(options.mix ? { mix: options.mix } : {}),
+            contention: options.contention ?? null,
           }),
         }
       : {}),

@@ -34,34 +34,71 @@ const names = [
 ];
 const classes = ["organizationalUnit", "user", "group"] as const;
 
+/**
+ * Contention: that share of ops aims at one of the first `objects` entries of the node's pick
+ * lists (its oldest objects of the class, which every node holds early) instead of anywhere,
+ * so concurrent renames, moves (cycles among a few containers), member edits, deletes,
+ * restores and shreds meet on the same objects across nodes. Drawn from its own stream (the
+ * workload stream's fork `hot`), so without it every op is what it was.
+ */
+export interface Contention {
+  readonly share: number;
+  readonly objects: number;
+}
+
 /** Random client ops at a mean rate across the given nodes (exponential gaps). */
 export function directoryWorkload(options: {
   readonly nodes: readonly string[];
   readonly writesPerSecond: number;
   readonly mix?: OpMix;
+  readonly contention?: Contention | null;
 }): Workload<DirectoryOp> {
   const mix = options.mix ?? defaultMix;
   const kinds = (Object.keys(mix) as DirectoryOpKind[]).sort().filter((k) => (mix[k] ?? 0) > 0);
   const total = kinds.reduce((s, k) => s + (mix[k] ?? 0), 0);
   const meanGapMs = 1000 / Math.max(options.writesPerSecond, 1e-6);
+  const contention = options.contention ?? null;
+  let hot: Prng | null = null;
   return {
     next(prng: Prng) {
-      let roll = prng.float() * total;
-      let kind: DirectoryOpKind = kinds[0] ?? "create";
-      for (const k of kinds) {
-        roll -= mix[k] ?? 0;
-        if (roll < 0) {
-          kind = k;
-          break;
-        }
-      }
-      return {
-        afterMs: Math.max(1, Math.round(prng.exponential(meanGapMs))),
-        node: prng.pick(options.nodes),
-        input: makeOp(prng, kind),
-      };
+      const arrival = nextArrival(prng);
+      if (contention === null) return arrival;
+      hot ??= prng.fork("hot");
+      if (!hot.chance(contention.share)) return arrival;
+      return { ...arrival, input: aimAtHot(arrival.input, hot, contention.objects) };
     },
   };
+
+  function nextArrival(prng: Prng): { afterMs: number; node: string; input: DirectoryOp } {
+    let roll = prng.float() * total;
+    let kind: DirectoryOpKind = kinds[0] ?? "create";
+    for (const k of kinds) {
+      roll -= mix[k] ?? 0;
+      if (roll < 0) {
+        kind = k;
+        break;
+      }
+    }
+    return {
+      afterMs: Math.max(1, Math.round(prng.exponential(meanGapMs))),
+      node: prng.pick(options.nodes),
+      input: makeOp(prng, kind),
+    };
+  }
+}
+
+/** The op with its picks among the first `objects` entries of the lists they index. */
+function aimAtHot(op: DirectoryOp, hot: Prng, objects: number): DirectoryOp {
+  if (!("pick" in op)) return op;
+  const aim = (): number => hot.int(0, objects - 1);
+  switch (op.kind) {
+    case "move":
+      return { ...op, pick: aim(), parentPick: aim() };
+    case "member":
+      return { ...op, pick: aim(), memberPick: aim() };
+    default:
+      return { ...op, pick: aim() };
+  }
 }
 
 export function makeOp(prng: Prng, kind: DirectoryOpKind): DirectoryOp {

@@ -104,6 +104,14 @@ describe("scenario files", () => {
     expect(inWrite.length).toBeGreaterThanOrEqual(withCrashes.length / 4);
     expect(inWrite.length).toBeLessThanOrEqual((withCrashes.length * 3) / 4);
     for (const p of inWrite) expect([0.1, 0.25, 0.5, 1]).toContain(p);
+    // About half the seeds aim a share of ops at a few objects, printed as `contention ...`.
+    const contended = [...Array(60).keys()].map((i) => swarmScenario(i + 1)).filter((x) => x.contention !== null);
+    expect(contended.length).toBeGreaterThanOrEqual(15);
+    expect(contended.length).toBeLessThanOrEqual(45);
+    for (const x of contended) {
+      expect(printScenario(x)).toMatch(/^contention share=(0\.2|0\.5|0\.9) objects=(2|5|20)$/mu);
+      expect(parseScenario(printScenario(x)).contention).toEqual(x.contention);
+    }
     // About half the seeds pull at another pace (period, jitter, hint delay), read back exactly.
     const paced = [...Array(60).keys()].map((i) => swarmScenario(i + 1).timing).filter((t) => t.pullEveryMs !== undefined);
     expect(paced.length).toBeGreaterThanOrEqual(15);
@@ -187,6 +195,9 @@ describe("refusals name the line", () => {
     [`${header}at 5s power-cut n1\n`, /line 5: power-cut needs after=N/],
     [`${header}at 5s power-cut n1 after=0\n`, /line 5: expected an integer in 1..1000000, got 0/],
     [`${header}at 5s power-cut n1 after=2 soon\n`, /line 5: unknown option soon/],
+    [`${header}contention share=0.5\n`, /line 5: contention takes share=P objects=N/],
+    [`${header}contention share=2 objects=3\n`, /line 5: contention share is a probability, not 2/],
+    [`${header}contention share=0.5 objects=3 heat=9\n`, /line 5: bad contention entry heat=9/],
     [`${header}topology torus\n`, /line 5: topology takes mesh, ring, line, star or sparse <seed>, not torus/],
     [`${header}topology sparse\n`, /line 5: topology sparse takes a seed/],
     [`${header}topology ring 3\n`, /line 5: topology ring takes no argument/],

@@ -1,6 +1,6 @@
 import type { ReplicationTiming } from "../directory/directory-host";
 import type { DirectoryOpKind } from "../directory/directory-op";
-import type { OpMix } from "../directory/workload";
+import type { Contention, OpMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { isPresetName, presetFaults } from "../faults";
 import { applyFaultLine, isFaultClass } from "./fault-lines";
@@ -123,6 +123,9 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
     case "mix":
       d.mix = parseMix(args, line);
       return;
+    case "contention":
+      d.contention = parseContention(args, line);
+      return;
     case "safety":
       d.safetyMs = parseDurationAt(one(), line);
       return;
@@ -177,6 +180,7 @@ function finish(d: Draft): Scenario {
     faultLines: d.faultLines,
     rate: d.rate,
     mix: d.mix,
+    contention: d.contention,
     safetyMs: d.safetyMs,
     livenessMs: d.livenessMs,
     roundsMax: d.roundsMax,
@@ -242,6 +246,23 @@ function parseTopology(args: readonly Token[], line: number): Topology {
   }
   if (args.length !== 2) throw new ScenarioSyntaxError(line, "topology sparse takes a seed (a whole number)");
   return { kind, seed: parseCount(args[1]!.text, 0, Number.MAX_SAFE_INTEGER, line) };
+}
+
+function parseContention(args: readonly Token[], line: number): Contention {
+  const fields = new Map<string, string>();
+  for (const t of args) {
+    const [key, value] = t.text.split("=");
+    if ((key !== "share" && key !== "objects") || value === undefined || fields.has(key))
+      throw new ScenarioSyntaxError(line, `bad contention entry ${t.text} (contention share=P objects=N)`);
+    fields.set(key, value);
+  }
+  const share = fields.get("share");
+  const objects = fields.get("objects");
+  if (share === undefined || objects === undefined)
+    throw new ScenarioSyntaxError(line, "contention takes share=P objects=N");
+  const p = parseNonNegative(share, line);
+  if (p > 1) throw new ScenarioSyntaxError(line, `contention share is a probability, not ${share}`);
+  return { share: p, objects: parseCount(objects, 1, 1000, line) };
 }
 
 function parseMix(args: readonly Token[], line: number): OpMix {

@@ -29,6 +29,7 @@ export function printScenario(s: Scenario): string {
     const entries = Object.entries(s.mix).sort(([a], [b]) => (a < b ? -1 : 1));
     out.push(`mix ${entries.map(([k, v]) => `${k}=${v}`).join(" ")}`);
   }
+  if (s.contention !== null) out.push(`contention share=${s.contention.share} objects=${s.contention.objects}`);
   out.push(`safety ${formatDuration(s.safetyMs)}`);
   if (s.livenessMs !== defaultLivenessMs) out.push(`liveness ${formatDuration(s.livenessMs)}`);
   if (s.roundsMax !== defaultRoundsMax) out.push(`rounds ${s.roundsMax}`);

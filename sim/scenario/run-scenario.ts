@@ -130,6 +130,7 @@ function setUp(s: Scenario, options: RunOptions): Run {
     faults: s.faults,
     writesPerSecond: s.rate,
     ...(s.mix !== null ? { mix: s.mix } : {}),
+    contention: s.contention,
     timing: { ...defaultTiming, ...s.timing },
     keepTrace: options.keepTrace ?? false,
     traceRingLines: options.traceRingLines ?? 200,

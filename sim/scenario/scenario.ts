@@ -1,7 +1,7 @@
 import type { ErrorCode } from "../../core/errors";
 import type { ReplicationTiming } from "../directory/directory-host";
 import type { Ref, ScriptOp, ValueArg } from "../directory/script-op";
-import type { OpMix } from "../directory/workload";
+import type { Contention, OpMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { mesh, type Topology } from "./topology";
 
@@ -24,6 +24,8 @@ export interface Scenario {
   /** Background workload, writes per second over all nodes (0: scripted ops only). */
   readonly rate: number;
   readonly mix: OpMix | null;
+  /** Ops aimed at a few objects (sim/directory/workload.ts); null: none. */
+  readonly contention: Contention | null;
   readonly safetyMs: number;
   /** Virtual-time cap of the liveness phase (the round bound usually decides first). */
   readonly livenessMs: number;
@@ -132,6 +134,7 @@ export interface ScenarioOptions {
   about: string[];
   faultLines: string[];
   mix: OpMix | null;
+  contention: Contention | null;
   livenessMs: number;
   roundsMax: number;
   converge: string[] | null;
@@ -155,6 +158,7 @@ export function scenarioOptionDefaults(): ScenarioOptions {
     about: [],
     faultLines: [],
     mix: null,
+    contention: null,
     livenessMs: defaultLivenessMs,
     roundsMax: defaultRoundsMax,
     converge: null,

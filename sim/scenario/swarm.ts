@@ -1,6 +1,6 @@
 import type { DirectoryOpKind } from "../directory/directory-op";
 import { defaultTiming, type ReplicationTiming } from "../directory/directory-host";
-import type { OpMix } from "../directory/workload";
+import type { Contention, OpMix } from "../directory/workload";
 import { defaultMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { presetFaults, swarmFaults } from "../faults";
@@ -23,7 +23,8 @@ import { diameterAmong, mesh, type Topology } from "./topology";
  * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes. From
  * the fork `topology`: on half the seeds of 4 nodes or more, a ring, line, star or sparse
  * random graph instead of the full mesh (the liveness cap grows with its diameter). From the
- * fork `pace`: on half the seeds another pull period, jitter and hint delay.
+ * fork `pace`: on half the seeds another pull period, jitter and hint delay. From the fork
+ * `contention`: on half the seeds a share of ops aimed at a few objects.
  * It found three oracle bugs and a pull cycle starving under loss (scenarios/regressions:
  * residue-floor-covers-younger-value, purges-remembered-across-rollback,
  * refused-pair-holds-rounds-open, pull-cycle-starves-under-loss), and with crashes inside
@@ -70,6 +71,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   const timing = { ...swarmTiming(prng.fork("timing")), ...swarmPace(prng.fork("pace")) };
   const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null);
   const topology = swarmTopology(prng.fork("topology"), nodes);
+  const contention = swarmContention(prng.fork("contention"));
   return {
     ...scenarioOptionDefaults(),
     name: base === null ? `swarm-${seed}` : `swarm-${base}-${seed}`,
@@ -80,6 +82,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     faults,
     rate,
     mix: mix as OpMix,
+    contention,
     safetyMs,
     gcEveryMs: ageing?.gcEveryMs ?? null,
     steps: ageing === null ? [] : ageing.steps,
@@ -109,6 +112,15 @@ function livenessFor(topology: Topology, nodes: number, timing: Partial<Replicat
   const t = { ...defaultTiming, ...timing };
   const roundMs = Math.max(15_000, t.pullEveryMs + t.pullJitterMs + t.pullTimeoutMs);
   return Math.max(defaultLivenessMs, (2 * diameter + 1) * roundMs);
+}
+
+/**
+ * On half the seeds: contention, a share of ops (a fifth, half, nine in ten) aimed at a node's
+ * 2, 5 or 20 oldest objects of the class they pick, so concurrent writes meet on them.
+ */
+function swarmContention(prng: Prng): Contention | null {
+  if (!prng.chance(0.5)) return null;
+  return { share: prng.pick([0.2, 0.5, 0.9]), objects: prng.pick([2, 5, 20]) };
 }
 
 /**
