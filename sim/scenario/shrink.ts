@@ -6,8 +6,9 @@ import type { Scenario, Step } from "./scenario";
 
 /**
  * Seed shrinking: from a failing (scenario, seed), greedily try smaller variants (fewer
- * nodes, a shorter safety phase, a lower write rate, the full mesh for a sparser topology, one
- * fault class fewer, one scripted step fewer) and keep any that still fails the same way (same oracle). A variant's schedule is a
+ * nodes, a shorter safety phase, a lower write rate, the full mesh for a sparser topology, no
+ * contention, the default replication timing, one fault class fewer, one scripted step fewer)
+ * and keep any that still fails the same way (same oracle). A variant's schedule is a
  * different draw, so each variant is tried on the failing seed and then on `seedsPerVariant`
  * seeds from 1: shrinking searches, it does not bisect. Bounded by `attemptsMax` runs.
  */
@@ -86,6 +87,8 @@ function candidates(s: Scenario): Candidate[] {
   // The full mesh is the simplest topology: every node hears every write first-hand.
   if (s.topology.kind !== "mesh" && s.converge === null)
     out.push({ what: "topology mesh", candidate: { ...s, topology: mesh } });
+  if (s.contention !== null) out.push({ what: "contention off", candidate: { ...s, contention: null } });
+  if (Object.keys(s.timing).length > 0) out.push({ what: "default timing", candidate: { ...s, timing: {} } });
   for (const [what, faults] of fewerFaults(s.faults))
     out.push({ what, candidate: { ...s, faults } });
   s.steps.forEach((step, i) => {

@@ -1,0 +1,42 @@
+/**
+ * Goal: the shrinker turns a failing scenario into a smaller one that fails the same way,
+ * dropping every knob the failure does not need (nodes, the sparser topology, contention,
+ * the replication timing, the write rate, the safety length).
+ * Method: a scenario whose expectation fails on every seed whatever the knobs (a created
+ * object is expected deleted), shrunk from a heavy start; the result must fail with the same
+ * oracle and carry none of the knobs.
+ */
+import { describe, expect, it } from "vitest";
+import { parseScenario } from "./parse-scenario";
+import { failureKind, shrink } from "./shrink";
+
+const heavy = parseScenario(`scenario always-fails
+checks the shrinker
+nodes 5
+faults none
+rate 4
+contention share=0.5 objects=5
+safety 40s
+topology ring
+timing pullEvery=2s hintDelay=1s
+
+at 1s n1 create / Orion organizationalUnit as @A
+expect stage @A deleted
+`);
+
+describe("the shrinker", () => {
+  it("drops what the failure does not need and keeps the failure", () => {
+    const result = shrink(heavy, 1, 120, 2);
+    expect(result).not.toBeNull();
+    const small = result!.scenario;
+    expect(result!.report.pass).toBe(false);
+    expect(failureKind(result!.report)).toBe("expect");
+    expect(small.nodes).toBe(2);
+    expect(small.topology).toEqual({ kind: "mesh" });
+    expect(small.contention).toBeNull();
+    expect(small.timing).toEqual({});
+    expect(small.rate).toBe(0);
+    expect(small.safetyMs).toBeLessThan(heavy.safetyMs);
+    expect(result!.steps).toEqual(expect.arrayContaining(["topology mesh (seed 1)", "contention off (seed 1)", "default timing (seed 1)"]));
+  });
+});
