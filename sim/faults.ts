@@ -286,6 +286,8 @@ export interface PowerCutOptions {
   readonly tornTail: boolean;
   /** Count only calls beyond log commits (isLogCommitCall) towards afterWrites. */
   readonly beyondCommits: boolean;
+  /** With tornTail: keep every unsynced write of the last-written file (SimFs CrashOptions). */
+  readonly keepUnsynced?: boolean;
 }
 
 /** A call of a log commit: an append or positional write into, or a sync of, a `wal/` file. */

@@ -63,6 +63,11 @@ export interface SimFsOptions {
 export interface CrashOptions {
   /** Keep a random prefix of the last-written file's unsynced writes (a torn write). */
   readonly tornTail: boolean;
+  /**
+   * Keep all of them instead (with tornTail): the writes reached the disk though their sync
+   * never returned, so an operation cut short can be durable. Scripts pin that case with it.
+   */
+  readonly keepUnsynced?: boolean;
 }
 
 /**
@@ -73,6 +78,8 @@ export interface CrashOptions {
 export interface PowerCutArming {
   readonly afterWrites: number;
   readonly tornTail: boolean;
+  /** See CrashOptions.keepUnsynced. */
+  readonly keepUnsynced?: boolean;
   /** Which mutating calls count towards `afterWrites` (default: all of them). */
   readonly counts?: (op: FsOp, path: string) => boolean;
   /** The disk's stream: the crash's coins (dirty directories, torn length) come from it. */
@@ -356,7 +363,7 @@ export class SimFs implements FileSystem {
     let torn: CrashReport["torn"] = null;
     for (const [path, inode] of sortedEntries(this.names)) {
       const tearable = inode === tornInode ? tearableBytes(inode) : null;
-      const keep = tearable === null ? 0 : prng.int(0, tearable);
+      const keep = tearable === null ? 0 : options.keepUnsynced === true ? tearable : prng.int(0, tearable);
       if (keep > 0) torn = { path, keptBytes: keep };
       revertInode(inode, keep);
     }
@@ -544,7 +551,8 @@ export class SimFs implements FileSystem {
     const cut = this.cut;
     if (cut !== null && (cut.arming.counts?.(op, path) ?? true) && --cut.remaining === 0) {
       this.cut = null;
-      const report = this.crash(cut.arming.prng, { tornTail: cut.arming.tornTail });
+      const { tornTail, keepUnsynced } = cut.arming;
+      const report = this.crash(cut.arming.prng, { tornTail, ...(keepUnsynced ? { keepUnsynced } : {}) });
       this.struck = { ...report, op, path };
       throw new SimFsError("EIO", op, path);
     }

@@ -370,10 +370,16 @@ export class World<Msg, Input = never> implements FaultTarget {
     const slot = this.slot(id);
     assert(!slot.fs.powerCutArmed, `one power cut armed at a time (${id})`);
     slot.cutDownMs = options.downMs;
-    const { afterWrites, tornTail, beyondCommits } = options;
+    const { afterWrites, tornTail, beyondCommits, keepUnsynced } = options;
     const counts = beyondCommits ? (op: FsOp, path: string) => !isLogCommitCall(op, path) : undefined;
-    slot.fs.armPowerCut({ afterWrites, tornTail, prng: slot.diskPrng, ...(counts ? { counts } : {}) });
-    const detail = `after=${afterWrites}${beyondCommits ? " beyond-commits" : ""}`;
+    slot.fs.armPowerCut({
+      afterWrites,
+      tornTail,
+      prng: slot.diskPrng,
+      ...(counts ? { counts } : {}),
+      ...(keepUnsynced ? { keepUnsynced } : {}),
+    });
+    const detail = `after=${afterWrites}${beyondCommits ? " beyond-commits" : ""}${keepUnsynced ? " kept" : ""}`;
     this.trace.record(this.nowMs, id, "power-cut-armed", detail);
   }
 

@@ -266,13 +266,18 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     if (node === null) return;
     const usnBefore = node.dir.usn;
     const latched = node.dir.rollbackLatched;
+    const kind = op.kind === "script" ? op.op.verb : op.kind;
+    // A scripted GC tells the oracles what it hardened and purged, as the GC timer does.
+    const tombstones = kind === "gc" ? tombstonesOf(node) : null;
     const result: Result<unknown> =
       op.kind === "script"
         ? runScriptOp(node, this.labels, op.op, ctx.wallMs())
         : runOp(node, op, ctx.wallMs(), this.picks);
-    const kind = op.kind === "script" ? op.op.verb : op.kind;
     if (kind === "restore" && result.ok) this.noteRestores(node, usnBefore);
+    this.gcInDoubt = tombstones;
     const written = this.persist(ctx, true);
+    this.gcInDoubt = null;
+    if (tombstones !== null) this.noteGcOutcome(node, tombstones);
     this.options.ledger.count(kind, result.ok ? "ok" : result.code);
     ctx.trace("op", `${kind} ${result.ok ? "ok" : result.code}`);
     if (op.kind === "script") this.hooks.onScriptResult?.(op.index, this.options.simId, result);
@@ -322,8 +327,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     const every = this.options.gcEveryMs ?? null;
     assert(every !== null, "a gc timer fires only when GC is configured");
     ctx.setTimer("gc", every);
-    const tombstones: Guid[] = [];
-    for (const r of node.dir.store.all()) if (r.existence.stage !== "alive") tombstones.push(r.id);
+    const tombstones = tombstonesOf(node);
     node.gc(ctx.wallMs());
     this.gcInDoubt = tombstones;
     this.persist(ctx);
@@ -466,4 +470,11 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
 /** Native byte comparison (memcmp): several times faster than checksumming the bytes again. */
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
+/** The ids of the records a GC may harden or purge now (every one not alive). */
+function tombstonesOf(node: DirectoryNode): Guid[] {
+  const out: Guid[] = [];
+  for (const r of node.dir.store.all()) if (r.existence.stage !== "alive") out.push(r.id);
+  return out;
 }

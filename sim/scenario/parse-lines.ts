@@ -105,16 +105,17 @@ function parseAction(c: Cursor): StepAction {
     }
     case "power-cut": {
       const node = c.word("node");
-      const opts = options(c, ["after", "beyond-commits", "down", "torn"]);
+      const opts = options(c, ["after", "beyond-commits", "down", "torn", "kept"]);
       const after = opts.get("after");
       if (after === undefined) c.fail("power-cut needs after=N (the N-th disk call from now)");
+      if (opts.has("torn") && opts.has("kept")) c.fail("power-cut takes torn or kept, not both");
       return {
         kind: "power-cut",
         node,
         afterWrites: parseCount(after!, 1, 1_000_000, c.line),
         beyondCommits: opts.has("beyond-commits"),
         downMs: durationOption(opts, "down", 1000, c),
-        torn: opts.has("torn"),
+        unsynced: opts.has("torn") ? "torn" : opts.has("kept") ? "kept" : "lost",
       };
     }
     case "image":

@@ -70,7 +70,7 @@ export function actionText(a: StepAction): string {
     case "power-cut":
       return (
         `power-cut ${a.node} after=${a.afterWrites}${a.beyondCommits ? " beyond-commits" : ""}` +
-        ` down=${formatDuration(a.downMs)}${a.torn ? " torn" : ""}`
+        ` down=${formatDuration(a.downMs)}${a.unsynced === "lost" ? "" : ` ${a.unsynced}`}`
       );
     case "image":
       return `image ${a.node} ${a.key}`;

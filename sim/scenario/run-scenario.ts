@@ -248,8 +248,9 @@ function applyStep(run: Run, step: Step, index: number): void {
         world.armPowerCut(a.node, {
           afterWrites: a.afterWrites,
           downMs: a.downMs,
-          tornTail: a.torn,
+          tornTail: a.unsynced !== "lost",
           beyondCommits: a.beyondCommits,
+          ...(a.unsynced === "kept" ? { keepUnsynced: true } : {}),
         });
       }
       return;

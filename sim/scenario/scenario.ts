@@ -75,7 +75,11 @@ export type StepAction =
       /** Count only calls beyond log commits (appends and syncs of wal/ files). */
       readonly beyondCommits: boolean;
       readonly downMs: number;
-      readonly torn: boolean;
+      /**
+       * The last-written file's unsynced writes: lost, torn (a random prefix kept), or kept
+       * whole (they reached the disk though their sync never returned).
+       */
+      readonly unsynced: "lost" | "torn" | "kept";
     }
   | { readonly kind: "image"; readonly node: string; readonly key: string }
   | {
