@@ -14,6 +14,8 @@ import type { Scenario } from "./scenario";
 import { formatDuration } from "./scenario";
 import { swarmScenario } from "./swarm";
 import { tokenizeLine } from "./tokenize";
+import { diameterAmong } from "./topology";
+import { defaultTiming } from "../directory/directory-host";
 
 /** A scenario without source line numbers, for comparing a file with its printed form. */
 function shape(s: Scenario): unknown {
@@ -112,6 +114,24 @@ describe("scenario files", () => {
       expect(printScenario(x)).toMatch(/^contention share=(0\.2|0\.5|0\.9) objects=(2|5|20)$/mu);
       expect(parseScenario(printScenario(x)).contention).toEqual(x.contention);
     }
+    // A purge horizon only where an atom crosses the replication graph well within it (swarm
+    // seed 8726: a line of 6 pulling every 20-40 s purged a tombstone upstream before it
+    // reached the far end): diameter x (a hop's worst case) <= maxTimeApart.
+    let wideWithHorizon = 0;
+    for (let seed = 1; seed <= 400; seed++) {
+      const x = swarmScenario(seed);
+      const ids = Array.from({ length: x.nodes }, (_, i) => `n${i + 1}`);
+      const d = diameterAmong(x.topology, ids, ids) ?? x.nodes;
+      const horizon = x.steps.find((st) => st.action.kind === "op" && st.action.op.verb === "config" && st.action.op.attribute === "maxTimeApart");
+      if (d <= 1 || horizon === undefined || horizon.action.kind !== "op" || horizon.action.op.verb !== "config") continue;
+      wideWithHorizon++;
+      const t = { ...defaultTiming, ...x.timing };
+      const hop = t.pullEveryMs + t.pullJitterMs + t.hintDelayMs + t.pullTimeoutMs + (x.faults.partitions?.maxDurationMs ?? 0) + (x.faults.crashes?.maxDownMs ?? 0) + 2000;
+      expect(d * hop).toBeLessThanOrEqual(horizon.action.op.seconds * 1000);
+    }
+    expect(swarmScenario(8726).steps.map((st) => st.action.kind === "op" && st.action.op.verb === "config" && st.action.op.attribute)).toEqual(["timeUntilShred"]);
+    // Some wide graphs still purge within their runs (those that cross fast enough).
+    expect(wideWithHorizon).toBeGreaterThan(0);
     // About half the seeds pull at another pace (period, jitter, hint delay), read back exactly.
     const paced = [...Array(60).keys()].map((i) => swarmScenario(i + 1).timing).filter((t) => t.pullEveryMs !== undefined);
     expect(paced.length).toBeGreaterThanOrEqual(15);

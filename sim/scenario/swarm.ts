@@ -85,7 +85,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     contention,
     safetyMs,
     gcEveryMs: ageing?.gcEveryMs ?? null,
-    steps: ageing === null ? [] : ageing.steps,
+    steps: ageing === null ? [] : withinCrossing(ageing.steps, topology, nodes, timing, faults),
     timing,
     topology,
     livenessMs: livenessFor(topology, nodes, timing),
@@ -101,6 +101,41 @@ function swarmTopology(prng: Prng, nodes: number): Topology {
   if (nodes < 4 || !prng.chance(0.5)) return mesh;
   const kind = prng.pick(["ring", "line", "star", "sparse"] as const);
   return kind === "sparse" ? { kind, seed: prng.int(1, 1_000_000) } : { kind };
+}
+
+/**
+ * The ageing steps without the purge horizon when an atom may take longer than it to cross the
+ * replication graph (swarm seed 8726: a line of 6 pulling every 20-40 s, where a shredded
+ * object's tombstone aged past a 110 s horizon and was purged upstream before it ever reached
+ * the far end). maxTimeApart must exceed the end-to-end replication latency, as AD's tombstone
+ * lifetime must (ARCHITECTURE.md): refusing partners apart for longer only guards one hop. In
+ * the mesh every holder pulls from the origin directly, so the rule is for wider graphs. A
+ * hop's bound: a pull period with its jitter, the hint delay, a timed-out answer, the longest
+ * partition and crash of the seed, and 2 s of network.
+ */
+function withinCrossing(
+  steps: Step[],
+  topology: Topology,
+  nodes: number,
+  timing: Partial<ReplicationTiming>,
+  faults: FaultConfig,
+): Step[] {
+  const diameter = diameterAmong(topology, nodeIds(nodes), nodeIds(nodes)) ?? nodes - 1;
+  if (diameter <= 1) return steps;
+  const t = { ...defaultTiming, ...timing };
+  const hopMs =
+    t.pullEveryMs +
+    t.pullJitterMs +
+    t.hintDelayMs +
+    t.pullTimeoutMs +
+    (faults.partitions?.maxDurationMs ?? 0) +
+    (faults.crashes?.maxDownMs ?? 0) +
+    2000;
+  return steps.filter((step) => {
+    const a = step.action;
+    const horizon = a.kind === "op" && a.op.verb === "config" && a.op.attribute === "maxTimeApart" ? a.op.seconds : null;
+    return horizon === null || diameter * hopMs <= horizon * 1000;
+  });
 }
 
 /**
