@@ -109,7 +109,8 @@ function swarmTopology(prng: Prng, nodes: number): Topology {
  * object's tombstone aged past a 110 s horizon and was purged upstream before it ever reached
  * the far end). maxTimeApart must exceed the end-to-end replication latency, as AD's tombstone
  * lifetime must (ARCHITECTURE.md): refusing partners apart for longer only guards one hop. In
- * the mesh every holder pulls from the origin directly, so the rule is for wider graphs. A
+ * the mesh every node also pulls from the node that deleted the object, within the horizon or
+ * refused, so the rule is for wider graphs. A
  * hop's bound: a pull period with its jitter, the hint delay, a timed-out answer, the longest
  * partition and crash of the seed, and 2 s of network.
  */
