@@ -73,7 +73,7 @@ describe("fault sources", () => {
       powerCutArmed: (id) => armed.has(id),
       armPowerCut: (id, o) => {
         armed.add(id);
-        log.push(`arm ${id} ${o.afterWrites} ${o.downMs} ${o.tornTail}`);
+        log.push(`arm ${id} ${o.afterWrites} ${o.downMs} ${o.tornTail}${o.keepUnsynced ? " kept" : ""}`);
       },
       partition: (groups) => log.push(`partition ${JSON.stringify(groups)}`),
       cut: (from, to) => log.push(`cut ${from} ${to}`),
@@ -155,5 +155,26 @@ describe("fault sources", () => {
     // At 0.5 the first two firings armed both allowed nodes: the budget then holds until they
     // strike (the world's job; this recorder never strikes), so no crash follows.
     expect(some.filter((l) => !l.startsWith("@")).map((l) => l.split(" ")[0])).toEqual(["arm", "arm"]);
+  });
+
+  it("kept cuts: only torn ones keep the whole write, from their own stream", () => {
+    const crashes = presetFaults("crashes").crashes;
+    const withKept = (keptP: number): FaultConfig => ({
+      ...presetFaults("crashes"),
+      crashes: crashes && { ...crashes, inWriteP: 1, maxDownNodes: 200, keptP },
+    });
+    const { target, log } = recorder(Array.from({ length: 200 }, (_, i) => `n${i}`));
+    const source = faultSources(withKept(1), new Prng(9).fork("faults")).find((s) => s.name === "crashes");
+    for (let i = 0; i < 60; i++) source?.fire(target);
+    const arms = log.filter((l) => l.startsWith("arm"));
+    expect(arms.length).toBe(60);
+    // keptP 1: every torn cut keeps the write, and a cut that loses its unsynced bytes keeps none.
+    for (const l of arms) expect(l.endsWith(" true kept") || l.endsWith(" false")).toBe(true);
+    expect(arms.some((l) => l.endsWith(" kept"))).toBe(true);
+    // keptP 0 draws nothing more: the schedule is the one of the presets (same cuts, none kept).
+    const { target: t0, log: log0 } = recorder(Array.from({ length: 200 }, (_, i) => `n${i}`));
+    const plain = faultSources(withKept(0), new Prng(9).fork("faults")).find((s) => s.name === "crashes");
+    for (let i = 0; i < 60; i++) plain?.fire(t0);
+    expect(log0).toEqual(arms.map((l) => l.replace(/ kept$/u, "")));
   });
 });

@@ -48,6 +48,14 @@ export interface CrashFaults {
    * crashes inside writes: at 0 the schedules are those of inWriteP alone.
    */
   readonly beyondCommitsP: number;
+  /**
+   * Of the torn crashes inside writes, the share that keeps every unsynced write of the
+   * last-written file instead of a random prefix (SimFs keepUnsynced): the bytes reached the
+   * disk though the sync never returned, so the operation cut short is durable yet never
+   * acknowledged (a random prefix keeps a whole batch about once in its byte count). From its
+   * own fork (`crashes/in-write-kept`), drawn only for torn crashes inside writes.
+   */
+  readonly keptP: number;
 }
 
 export interface ClockFaults {
@@ -113,6 +121,7 @@ const crashFaults: CrashFaults = {
   maxDownNodes: 2,
   inWriteP: 0.5,
   beyondCommitsP: 0.5,
+  keptP: 0,
 };
 const clockFaults: ClockFaults = {
   maxOffsetMs: 120_000,
@@ -298,6 +307,7 @@ export function isLogCommitCall(op: FsOp, path: string): boolean {
 function crashSource(c: CrashFaults, prng: Prng): FaultSource {
   const inWrite = prng.fork("in-write");
   const where = prng.fork("in-write-where");
+  const kept = prng.fork("in-write-kept");
   return {
     name: "crashes",
     firstDelayMs: () => Math.round(prng.exponential(c.meanGapMs)),
@@ -312,10 +322,12 @@ function crashSource(c: CrashFaults, prng: Prng): FaultSource {
       const tornTail = prng.chance(c.tornP);
       let afterWrites = 0;
       let beyondCommits = false;
+      let keepUnsynced = false;
       let inBoot: string | null = null;
       if (c.inWriteP > 0 && inWrite.chance(c.inWriteP)) {
         afterWrites = inWrite.int(1, maxWritesBeforeCut);
         beyondCommits = c.beyondCommitsP > 0 && where.chance(c.beyondCommitsP);
+        keepUnsynced = tornTail && c.keptP > 0 && kept.chance(c.keptP);
         // A quarter of them strike inside the boot of a node that is down (recovery's own
         // writes: cutting a torn tail, the boot's commit), when one is.
         const bootCut = inWrite.chance(0.25);
@@ -323,10 +335,11 @@ function crashSource(c: CrashFaults, prng: Prng): FaultSource {
         const down = ids.filter((id) => !target.isUp(id) && !target.powerCutArmed(id));
         if (bootCut && down.length > 0) inBoot = down[pickAt % down.length] ?? null;
       }
+      const cut = { afterWrites, downMs, tornTail, beyondCommits, ...(keepUnsynced ? { keepUnsynced } : {}) };
       if (inBoot !== null) {
-        target.armPowerCut(inBoot, { afterWrites, downMs, tornTail, beyondCommits });
+        target.armPowerCut(inBoot, cut);
       } else if (victim !== null && target.downCount() < maxDown) {
-        if (afterWrites > 0) target.armPowerCut(victim, { afterWrites, downMs, tornTail, beyondCommits });
+        if (afterWrites > 0) target.armPowerCut(victim, cut);
         else target.crash(victim, { downMs, tornTail });
       }
       return Math.round(prng.exponential(c.meanGapMs));

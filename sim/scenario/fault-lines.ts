@@ -30,6 +30,7 @@ const knobs: Readonly<Record<Exclude<FaultClass, "network">, readonly Knob[]>> =
     { key: "maxdown", field: "maxDownNodes", kind: "number" },
     { key: "inwrite", field: "inWriteP", kind: "number" },
     { key: "beyond", field: "beyondCommitsP", kind: "number" },
+    { key: "kept", field: "keptP", kind: "number" },
   ],
   clocks: [
     { key: "offset", field: "maxOffsetMs", kind: "ms" },

@@ -153,7 +153,7 @@ describe("scenario files", () => {
       expect(x.livenessMs).toBeGreaterThanOrEqual(120_000);
     }
     expect(printScenario(withCrashes.find((x) => (x.faults.crashes?.inWriteP ?? 0) > 0) ?? withCrashes[0]!)).toMatch(
-      /^crashes .* inwrite=(0\.1|0\.25|0\.5|1) beyond=(0|0\.5|1)$/mu,
+      /^crashes .* inwrite=(0\.1|0\.25|0\.5|1) beyond=(0|0\.5|1) kept=(0|0\.25|0\.5)$/mu,
     );
   });
 });

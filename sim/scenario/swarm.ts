@@ -62,7 +62,12 @@ const kinds: readonly DirectoryOpKind[] = Object.keys(defaultMix).sort() as Dire
 export function swarmScenario(seed: number, base: PresetName | null = null): Scenario {
   const prng = new Prng(`swarm/${seed}`);
   const nodes = prng.int(3, 7);
-  const faults = swarmInWrite(swarmFaultConfig(prng, base), prng.fork("in-write"), prng.fork("in-write-where"));
+  const faults = swarmInWrite(
+    swarmFaultConfig(prng, base),
+    prng.fork("in-write"),
+    prng.fork("in-write-where"),
+    prng.fork("in-write-kept"),
+  );
   const rate = Math.round(2 ** prng.range(0, Math.log2(20)) * 10) / 10;
   const mix: Partial<Record<DirectoryOpKind, number>> = {};
   for (const k of kinds) mix[k] = prng.chance(0.2) ? 0 : prng.int(1, 30);
@@ -206,13 +211,15 @@ function swarmAgeing(prng: Prng, clocksTrue: boolean): { gcEveryMs: number; step
  * With crashes on, on half the seeds some crashes strike inside a node's disk writes (a power
  * cut: CrashFaults.inWriteP), where unsynced bytes are lost or torn and a rotation or a boot
  * may stop half done; between events every commit has synced, so plain crashes never tear.
- * From a second fork (`where`), how many of those skip log commits' calls (beyondCommitsP).
+ * From a second fork (`where`), how many of those skip log commits' calls (beyondCommitsP);
+ * from a third (`kept`), how many torn ones keep the whole cut-short write (keptP).
  */
-function swarmInWrite(faults: FaultConfig, prng: Prng, where: Prng): FaultConfig {
+function swarmInWrite(faults: FaultConfig, prng: Prng, where: Prng, kept: Prng): FaultConfig {
   const crashes = faults.crashes;
   if (crashes === null || !prng.chance(0.5)) return faults;
   const inWriteP = prng.pick([0.1, 0.25, 0.5, 1]);
-  return { ...faults, crashes: { ...crashes, inWriteP, beyondCommitsP: where.pick([0, 0.5, 1]) } };
+  const beyondCommitsP = where.pick([0, 0.5, 1]);
+  return { ...faults, crashes: { ...crashes, inWriteP, beyondCommitsP, keptP: kept.pick([0, 0.25, 0.5]) } };
 }
 
 /** Each class on with probability 1/2 at its preset shape (or the preset's), then the knobs. */
