@@ -19,8 +19,10 @@ import { diameterAmong, mesh, type Topology } from "./topology";
  * (timeUntilShred) of 10-60 s, set by n1 at 0 s, so hardening races restores, shreds and
  * partners under the seed's faults. On half of those with true clocks a purge horizon
  * (maxTimeApart) of 90-150 s purges tombstones and drops residue within the run too (chaos
- * clocks sit up to 2 minutes apart, and a horizon that short refuses partners by design).
- * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes. From
+ * clocks sit up to 2 minutes apart, and a horizon that short refuses partners by design; and
+ * not where the replication graph may take longer than it to cross: withinCrossing).
+ * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes (with
+ * `in-write-where` and `in-write-kept`: beyond log commits, whole writes kept). From
  * the fork `topology`: on half the seeds of 4 nodes or more, a ring, line, star or sparse
  * random graph instead of the full mesh (the liveness cap grows with its diameter). From the
  * fork `pace`: on half the seeds another pull period, jitter and hint delay. From the fork
@@ -28,7 +30,10 @@ import { diameterAmong, mesh, type Topology } from "./topology";
  * It found three oracle bugs and a pull cycle starving under loss (scenarios/regressions:
  * residue-floor-covers-younger-value, purges-remembered-across-rollback,
  * refused-pair-holds-rounds-open, pull-cycle-starves-under-loss), and with crashes inside
- * writes the erasure debt raised after its overwrite (erasure-debt-raised-before-commit).
+ * writes the erasure debt raised after its overwrite (erasure-debt-raised-before-commit);
+ * with topologies and pace, a purge horizon shorter than a wide graph's crossing (seed 8726:
+ * see withinCrossing) and a crash drawn at 0 ms, before the set-up steps
+ * (crash-at-time-zero-before-setup).
  */
 
 export interface PresetRun {
