@@ -243,7 +243,7 @@ function applyStep(run: Run, step: Step, index: number): void {
       if (world.isUp(a.node)) world.crash(a.node, { downMs: a.downMs, tornTail: a.torn });
       return;
     case "power-cut":
-      // One cut armed at a time per node: a second waits for nothing (the first still counts).
+      // One cut armed at a time per node: a step arming a second while one waits is ignored.
       if (!world.powerCutArmed(a.node)) {
         world.armPowerCut(a.node, {
           afterWrites: a.afterWrites,

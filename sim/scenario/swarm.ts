@@ -82,6 +82,9 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null);
   const topology = swarmTopology(prng.fork("topology"), nodes);
   const contention = swarmContention(prng.fork("contention"));
+  const ids = nodeIds(nodes);
+  const diameter = diameterAmong(topology, ids, ids) ?? nodes - 1;
+  const pace = { ...defaultTiming, ...timing };
   return {
     ...scenarioOptionDefaults(),
     name: base === null ? `swarm-${seed}` : `swarm-${base}-${seed}`,
@@ -95,10 +98,10 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     contention,
     safetyMs,
     gcEveryMs: ageing?.gcEveryMs ?? null,
-    steps: ageing === null ? [] : withinCrossing(ageing.steps, topology, nodes, timing, faults),
+    steps: ageing === null ? [] : withinCrossing(ageing.steps, diameter, pace, faults),
     timing,
     topology,
-    livenessMs: livenessFor(topology, nodes, timing),
+    livenessMs: livenessFor(diameter, pace),
   };
 }
 
@@ -124,16 +127,8 @@ function swarmTopology(prng: Prng, nodes: number): Topology {
  * hop's bound: a pull period with its jitter, the hint delay, a timed-out answer, the longest
  * partition and crash of the seed, and 2 s of network.
  */
-function withinCrossing(
-  steps: Step[],
-  topology: Topology,
-  nodes: number,
-  timing: Partial<ReplicationTiming>,
-  faults: FaultConfig,
-): Step[] {
-  const diameter = diameterAmong(topology, nodeIds(nodes), nodeIds(nodes)) ?? nodes - 1;
+function withinCrossing(steps: Step[], diameter: number, t: ReplicationTiming, faults: FaultConfig): Step[] {
   if (diameter <= 1) return steps;
-  const t = { ...defaultTiming, ...timing };
   const hopMs =
     t.pullEveryMs +
     t.pullJitterMs +
@@ -153,9 +148,7 @@ function withinCrossing(
  * The liveness phase's cap: the default, or room for 2 x diameter + 1 rounds, each a pull
  * period with its jitter and a timed-out answer (~15 s at the default timing).
  */
-function livenessFor(topology: Topology, nodes: number, timing: Partial<ReplicationTiming>): number {
-  const diameter = diameterAmong(topology, nodeIds(nodes), nodeIds(nodes)) ?? nodes - 1;
-  const t = { ...defaultTiming, ...timing };
+function livenessFor(diameter: number, t: ReplicationTiming): number {
   const roundMs = Math.max(15_000, t.pullEveryMs + t.pullJitterMs + t.pullTimeoutMs);
   return Math.max(defaultLivenessMs, (2 * diameter + 1) * roundMs);
 }
