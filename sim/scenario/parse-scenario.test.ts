@@ -182,6 +182,8 @@ describe("the tokenizer and values", () => {
       parseDuration("1h"),
     ]).toEqual([250, 1500, 120_000, 3_600_000]);
     expect(parseDuration("5")).toBeNull();
+    // A bare zero is unambiguous (`timing pullJitter=0`); "00" or "0.0" still need a unit.
+    expect([parseDuration("0"), parseDuration("00"), parseDuration("0.0")]).toEqual([0, null, null]);
     expect([1500, 3000, 120_000, 7_200_000].map(formatDuration)).toEqual([
       "1500ms",
       "3s",

@@ -5,6 +5,8 @@ import { ScenarioSyntaxError } from "./tokenize";
 /** Value parsers shared by the scenario header, steps and expectations. */
 
 export function parseDuration(text: string): number | null {
+  // A bare zero needs no unit (`pullJitter=0`); any other number does.
+  if (text === "0") return 0;
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/u.exec(text);
   if (m === null) return null;
   const scale = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as "ms" | "s" | "m" | "h"];
