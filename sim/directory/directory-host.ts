@@ -285,6 +285,9 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     if (latched && node.dir.usn !== usnBefore && kind !== "gc") {
       this.hooks.onViolation?.(`${this.options.simId} accepted a ${kind} while rollback-latched`);
     }
+    // A GC is local housekeeping, as on its timer: no client write to acknowledge, nothing
+    // stamped for partners to pull.
+    if (kind === "gc") return;
     // Acknowledged only now that the batch is durable: record what the client was promised.
     for (const record of written) this.ackAtoms(ctx, record, usnBefore);
     for (const peer of this.options.peers) ctx.send(peer, { type: "hint", from: node.dir.nodeId });
