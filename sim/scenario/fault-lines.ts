@@ -88,15 +88,21 @@ function parseNetwork(config: FaultConfig, args: readonly string[]): FaultConfig
 
 function parseLatency(text: string): LatencyModel {
   const [kind, ...rest] = text.split(":");
-  const n = rest.map(parseNumber);
+  const bad = (): Error =>
+    new Error(
+      `bad latency ${text} (plain milliseconds: fixed:MS, uniform:MIN:MAX, lognormal:MEDIAN:SIGMA:MIN:MAX)`,
+    );
+  const n = rest.map((part) => {
+    const v = Number(part);
+    if (part.trim() === "" || !Number.isFinite(v)) throw bad();
+    return v;
+  });
   if (kind === "fixed" && n.length === 1) return { kind, ms: n[0]! };
   if (kind === "uniform" && n.length === 2) return { kind, minMs: n[0]!, maxMs: n[1]! };
   if (kind === "lognormal" && n.length === 4) {
     return { kind, medianMs: n[0]!, sigma: n[1]!, minMs: n[2]!, maxMs: n[3]! };
   }
-  throw new Error(
-    `bad latency ${text} (fixed:MS, uniform:MIN:MAX, lognormal:MEDIAN:SIGMA:MIN:MAX)`,
-  );
+  throw bad();
 }
 
 function splitKnob(arg: string): [string, string] {

@@ -224,6 +224,7 @@ describe("refusals name the line", () => {
     [`${header}at 5s n1 create / A user -> nope\n`, /line 5: unknown outcome nope/],
     [`${header}expect stage @A gone\n`, /line 5: stage is alive\|deleted\|shredded\|absent/],
     [`${header}crashes gap=1s bogus=2\n`, /line 5: crashes: unknown knob bogus/],
+    [`${header}network latency=fixed:100ms\n`, /line 5: bad latency fixed:100ms \(plain milliseconds: fixed:MS/],
     [`${header}at 5s power-cut n1\n`, /line 5: power-cut needs after=N/],
     [`${header}at 5s power-cut n1 after=0\n`, /line 5: expected an integer in 1..1000000, got 0/],
     [`${header}at 5s power-cut n1 after=2 soon\n`, /line 5: unknown option soon/],
