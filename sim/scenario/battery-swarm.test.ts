@@ -1,6 +1,7 @@
 /**
  * Goal: VOPR-style swarm seeds hold all seven oracles: each seed derives its own node count
- * (3-7), fault classes and rates (inside the presets' envelope), write rate and op mix.
+ * (3-7, or 8-16 on one seed in eight), fault classes and rates (inside the presets'
+ * envelope), write rate and op mix.
  * Method: swarm seeds 1..40 (SIM_SWARM_SEEDS overrides), each run twice with trace hashes
  * compared, as the scenario batteries do; `npm run sim -- --swarm --seeds A..B` explores more.
  */

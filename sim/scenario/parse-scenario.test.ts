@@ -192,14 +192,14 @@ describe("the tokenizer and values", () => {
     ]);
   });
 
-  it("takes domains of up to 32 nodes, named n1..n32", () => {
+  it("takes domains of up to 64 nodes (as `--preset --nodes`), named n1..n64", () => {
     const s = parseScenario("scenario t\nchecks DESIGN x\nnodes 12\nsafety 20s\nat 5s partition n1 n2 | n10 n11 n12\nat 6s n12 gc\n");
     expect(s.nodes).toBe(12);
     const p = s.steps[0]?.action;
     expect(p?.kind === "partition" ? p.groups : null).toEqual([["n1", "n2"], ["n10", "n11", "n12"]]);
     const actions = (x: typeof s) => x.steps.map((step) => step.action);
     expect(actions(parseScenario(printScenario(s)))).toEqual(actions(s));
-    expect(() => parseScenario("scenario t\nchecks DESIGN x\nnodes 33\nsafety 20s\n")).toThrow(/expected an integer in 1..32, got 33/);
+    expect(() => parseScenario("scenario t\nchecks DESIGN x\nnodes 65\nsafety 20s\n")).toThrow(/expected an integer in 1..64, got 65/);
   });
 
   it("keeps a quoted @ or keyword a literal", () => {

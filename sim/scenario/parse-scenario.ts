@@ -107,7 +107,7 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
       d.name = one();
       return;
     case "nodes":
-      d.nodes = parseCount(one(), 1, 32, line);
+      d.nodes = parseCount(one(), 1, 64, line);
       return;
     case "faults": {
       const preset = one();

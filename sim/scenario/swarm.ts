@@ -11,8 +11,9 @@ import { diameterAmong, mesh, type Topology } from "./topology";
 
 /**
  * Scenarios without a file. A preset run: the given preset at fixed size. A swarm seed (VOPR):
- * the seed alone derives node count (3-7), which fault classes are on and their rates (inside
- * the presets' envelope, via swarmFaults), the write rate, the op mix and the safety length,
+ * the seed alone derives node count (3-7; 8-16 on one seed in eight, fork `large`), which
+ * fault classes are on and their rates (inside the presets' envelope, via swarmFaults), the
+ * write rate, the op mix and the safety length,
  * from its own stream (`swarm/<seed>`), so the world's streams are untouched; and, from a fork
  * of that stream (`gc`) so the knobs above stay what they were before it existed, whether
  * tombstones age in the run: on half the seeds GC runs every 1-10 s with a restore window
@@ -66,7 +67,9 @@ const kinds: readonly DirectoryOpKind[] = Object.keys(defaultMix).sort() as Dire
  */
 export function swarmScenario(seed: number, base: PresetName | null = null): Scenario {
   const prng = new Prng(`swarm/${seed}`);
-  const nodes = prng.int(3, 7);
+  // Drawn on every seed, so a large seed's other knobs are what they were before it existed.
+  const usualNodes = prng.int(3, 7);
+  const nodes = swarmLarge(prng.fork("large")) ?? usualNodes;
   const faults = swarmInWrite(
     swarmFaultConfig(prng, base),
     prng.fork("in-write"),
@@ -103,6 +106,15 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     topology,
     livenessMs: livenessFor(diameter, pace),
   };
+}
+
+/**
+ * On one seed in eight, a larger domain of 8-16 nodes (item 1's "any number of nodes"): vectors
+ * with more entries, rollback evidence and atoms crossing more third nodes, wider sparse
+ * graphs, lines and rings. Null: the seed's usual 3-7.
+ */
+function swarmLarge(prng: Prng): number | null {
+  return prng.chance(1 / 8) ? prng.int(8, 16) : null;
 }
 
 /**
