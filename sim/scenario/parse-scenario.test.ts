@@ -67,7 +67,7 @@ describe("scenario files", () => {
         expect(s.gcEveryMs).toBeGreaterThanOrEqual(1000);
         expect(s.gcEveryMs).toBeLessThanOrEqual(10_000);
         // n1 sets the restore window at 0 s, and on some seeds the purge horizon: only with
-        // clocks true (see swarmAgeing).
+        // clocks true or mild (see swarmAgeing, swarmMildClocks).
         const configs = s.steps.map((step) => {
           expect(step.atMs).toBe(0);
           expect(step.action.kind === "op" && step.action.node).toBe("n1");
@@ -81,7 +81,8 @@ describe("scenario files", () => {
           expect(configs[1]?.[0]).toBe("maxTimeApart");
           expect(configs[1]?.[1]).toBeGreaterThanOrEqual(90);
           expect(configs[1]?.[1]).toBeLessThanOrEqual(150);
-          expect(s.faults.clocks).toBeNull();
+          expect(s.faults.clocks?.maxOffsetMs ?? 0).toBeLessThanOrEqual(5000);
+          expect(s.faults.clocks?.maxJumpMs ?? 0).toBeLessThanOrEqual(3000);
         } else {
           expect(configs).toHaveLength(1);
         }
@@ -116,19 +117,33 @@ describe("scenario files", () => {
     }
     // A purge horizon only where an atom crosses the replication graph well within it (swarm
     // seed 8726: a line of 6 pulling every 20-40 s purged a tombstone upstream before it
-    // reached the far end): diameter x (a hop's worst case) <= maxTimeApart.
+    // reached the far end): diameter x (a hop's worst case) <= maxTimeApart; on skewed clocks
+    // the horizon also holds both offsets and every jump the run may draw.
     let wideWithHorizon = 0;
+    let skewedWithHorizon = 0;
     for (let seed = 1; seed <= 400; seed++) {
       const x = swarmScenario(seed);
       const ids = Array.from({ length: x.nodes }, (_, i) => `n${i + 1}`);
       const d = diameterAmong(x.topology, ids, ids) ?? x.nodes;
       const horizon = x.steps.find((st) => st.action.kind === "op" && st.action.op.verb === "config" && st.action.op.attribute === "maxTimeApart");
-      if (d <= 1 || horizon === undefined || horizon.action.kind !== "op" || horizon.action.op.verb !== "config") continue;
-      wideWithHorizon++;
+      if (horizon === undefined || horizon.action.kind !== "op" || horizon.action.op.verb !== "config") continue;
+      const c = x.faults.clocks;
+      if (d <= 1 && c === null) continue;
+      if (d > 1) wideWithHorizon++;
+      const skew = c === null ? 0 : 2 * c.maxOffsetMs + c.maxJumpMs * Math.ceil((3 * x.safetyMs) / c.meanJumpGapMs);
+      if (c !== null) skewedWithHorizon++;
       const t = { ...defaultTiming, ...x.timing };
       const hop = t.pullEveryMs + t.pullJitterMs + t.hintDelayMs + t.pullTimeoutMs + (x.faults.partitions?.maxDurationMs ?? 0) + (x.faults.crashes?.maxDownMs ?? 0) + 2000;
-      expect(d * hop).toBeLessThanOrEqual(horizon.action.op.seconds * 1000);
+      expect(d * hop + skew).toBeLessThanOrEqual(horizon.action.op.seconds * 1000);
     }
+    // Some seeds purge on skewed clocks (mild ones: seconds apart, not minutes).
+    expect(skewedWithHorizon).toBeGreaterThan(0);
+    // One seed in eight is a larger domain (8-16 nodes), the others 3-7.
+    const sizes = [...Array(400).keys()].map((i) => swarmScenario(i + 1).nodes);
+    const large = sizes.filter((n) => n > 7);
+    expect(large.length).toBeGreaterThanOrEqual(25);
+    expect(large.length).toBeLessThanOrEqual(80);
+    for (const n of sizes) expect(n >= 3 && n <= 16).toBe(true);
     expect(swarmScenario(8726).steps.map((st) => st.action.kind === "op" && st.action.op.verb === "config" && st.action.op.attribute)).toEqual(["timeUntilShred"]);
     // Some wide graphs still purge within their runs (those that cross fast enough).
     expect(wideWithHorizon).toBeGreaterThan(0);

@@ -2,7 +2,7 @@ import type { DirectoryOpKind } from "../directory/directory-op";
 import { defaultTiming, type ReplicationTiming } from "../directory/directory-host";
 import type { Contention, OpMix } from "../directory/workload";
 import { defaultMix } from "../directory/workload";
-import type { FaultConfig, PresetName } from "../faults";
+import type { ClockFaults, FaultConfig, PresetName } from "../faults";
 import { presetFaults, swarmFaults } from "../faults";
 import { Prng } from "../prng";
 import type { Scenario, Step } from "./scenario";
@@ -18,10 +18,12 @@ import { diameterAmong, mesh, type Topology } from "./topology";
  * of that stream (`gc`) so the knobs above stay what they were before it existed, whether
  * tombstones age in the run: on half the seeds GC runs every 1-10 s with a restore window
  * (timeUntilShred) of 10-60 s, set by n1 at 0 s, so hardening races restores, shreds and
- * partners under the seed's faults. On half of those with true clocks a purge horizon
+ * partners under the seed's faults. On half of those with true or mild clocks a purge horizon
  * (maxTimeApart) of 90-150 s purges tombstones and drops residue within the run too (chaos
  * clocks sit up to 2 minutes apart, and a horizon that short refuses partners by design; and
- * not where the replication graph may take longer than it to cross: withinCrossing).
+ * not where the replication graph may take longer than it to cross, skew counted:
+ * withinCrossing). From the fork `mild-clocks`: on half the seeds with clocks, offsets of
+ * seconds instead of minutes, so that purges also run on skewed clocks.
  * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes (with
  * `in-write-where` and `in-write-kept`: beyond log commits, whole writes kept). From
  * the fork `topology`: on half the seeds of 4 nodes or more, a ring, line, star or sparse
@@ -70,11 +72,14 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   // Drawn on every seed, so a large seed's other knobs are what they were before it existed.
   const usualNodes = prng.int(3, 7);
   const nodes = swarmLarge(prng.fork("large")) ?? usualNodes;
-  const faults = swarmInWrite(
-    swarmFaultConfig(prng, base),
-    prng.fork("in-write"),
-    prng.fork("in-write-where"),
-    prng.fork("in-write-kept"),
+  const faults = swarmMildClocks(
+    swarmInWrite(
+      swarmFaultConfig(prng, base),
+      prng.fork("in-write"),
+      prng.fork("in-write-where"),
+      prng.fork("in-write-kept"),
+    ),
+    prng.fork("mild-clocks"),
   );
   const rate = Math.round(2 ** prng.range(0, Math.log2(20)) * 10) / 10;
   const mix: Partial<Record<DirectoryOpKind, number>> = {};
@@ -82,7 +87,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   mix.create = Math.max(mix.create ?? 0, 5);
   const safetyMs = prng.int(3, 12) * 10_000;
   const timing = { ...swarmTiming(prng.fork("timing")), ...swarmPace(prng.fork("pace")) };
-  const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null);
+  const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null || isMild(faults.clocks));
   const topology = swarmTopology(prng.fork("topology"), nodes);
   const contention = swarmContention(prng.fork("contention"));
   const ids = nodeIds(nodes);
@@ -101,7 +106,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     contention,
     safetyMs,
     gcEveryMs: ageing?.gcEveryMs ?? null,
-    steps: ageing === null ? [] : withinCrossing(ageing.steps, diameter, pace, faults),
+    steps: ageing === null ? [] : withinCrossing(ageing.steps, diameter, pace, faults, safetyMs),
     timing,
     topology,
     livenessMs: livenessFor(diameter, pace),
@@ -137,10 +142,19 @@ function swarmTopology(prng: Prng, nodes: number): Topology {
  * the mesh every node also pulls from the node that deleted the object, within the horizon or
  * refused, so the rule is for wider graphs. A
  * hop's bound: a pull period with its jitter, the hint delay, a timed-out answer, the longest
- * partition and crash of the seed, and 2 s of network.
+ * partition and crash of the seed, and 2 s of network; with clocks, also how far apart two
+ * nodes' clocks can get (skewBoundMs), since a node ahead purges early by that much.
  */
-function withinCrossing(steps: Step[], diameter: number, t: ReplicationTiming, faults: FaultConfig): Step[] {
-  if (diameter <= 1) return steps;
+function withinCrossing(
+  steps: Step[],
+  diameter: number,
+  t: ReplicationTiming,
+  faults: FaultConfig,
+  safetyMs: number,
+): Step[] {
+  // Clocks apart shorten the horizon: a node ahead purges early by what it is ahead.
+  const skewMs = faults.clocks === null ? 0 : skewBoundMs(faults.clocks, safetyMs);
+  if (diameter <= 1 && skewMs === 0) return steps;
   const hopMs =
     t.pullEveryMs +
     t.pullJitterMs +
@@ -152,7 +166,7 @@ function withinCrossing(steps: Step[], diameter: number, t: ReplicationTiming, f
   return steps.filter((step) => {
     const a = step.action;
     const horizon = a.kind === "op" && a.op.verb === "config" && a.op.attribute === "maxTimeApart" ? a.op.seconds : null;
-    return horizon === null || diameter * hopMs <= horizon * 1000;
+    return horizon === null || diameter * hopMs + skewMs <= horizon * 1000;
   });
 }
 
@@ -200,9 +214,9 @@ function swarmTiming(prng: Prng): Partial<ReplicationTiming> {
 
 /**
  * On half the seeds: how often GC runs, and the steps that shorten the restore window and,
- * where `clocksTrue`, on half of those the purge horizon.
+ * where clocks are true or mild (`horizonFits`), on half of those the purge horizon.
  */
-function swarmAgeing(prng: Prng, clocksTrue: boolean): { gcEveryMs: number; steps: Step[] } | null {
+function swarmAgeing(prng: Prng, horizonFits: boolean): { gcEveryMs: number; steps: Step[] } | null {
   if (!prng.chance(0.5)) return null;
   const gcEveryMs = prng.int(1, 10) * 1000;
   const seconds = prng.int(1, 6) * 10;
@@ -213,8 +227,46 @@ function swarmAgeing(prng: Prng, clocksTrue: boolean): { gcEveryMs: number; step
   });
   const steps = [config("timeUntilShred", seconds)];
   const horizon = prng.int(9, 15) * 10;
-  if (clocksTrue && prng.chance(0.5)) steps.push(config("maxTimeApart", horizon));
+  if (horizonFits && prng.chance(0.5)) steps.push(config("maxTimeApart", horizon));
   return { gcEveryMs, steps };
+}
+
+/**
+ * With clocks on, on half the seeds mild clocks instead of the preset's (offsets of 0.5-5 s,
+ * drift up to 500 ppm, jumps of up to 3 s every 30 s or none), so that a purge horizon can be
+ * set on skewed clocks too (swarmAgeing): chaos clocks sit up to two minutes apart and jump by
+ * a minute, more than a 90-150 s horizon can hold, which kept every purge of the swarm on true
+ * clocks. GC ages tombstones and residue by the node's own clock against stamps written by
+ * other clocks, and refusals judge a partner by the local clock: mild skew checks both inside
+ * the envelope (withinCrossing counts the skew against the horizon).
+ */
+function swarmMildClocks(faults: FaultConfig, prng: Prng): FaultConfig {
+  if (faults.clocks === null || !prng.chance(0.5)) return faults;
+  const maxJumpMs = prng.pick([0, 1000, 3000]);
+  const clocks: ClockFaults = {
+    maxOffsetMs: prng.pick([500, 2000, 5000]),
+    maxDriftPpm: prng.pick([0, 100, 500]),
+    meanJumpGapMs: mildJumpGapMs,
+    maxJumpMs,
+  };
+  return { ...faults, clocks };
+}
+
+const mildJumpGapMs = 30_000;
+
+function isMild(c: ClockFaults): boolean {
+  return c.meanJumpGapMs === mildJumpGapMs && c.maxOffsetMs <= 5000 && c.maxJumpMs <= 3000;
+}
+
+/**
+ * How far apart two nodes' clocks can drift within a run: both offsets, both drifts over the
+ * run, and jumps adding up (the jumps a run can draw, each hitting one node: the mean count
+ * over the safety phase, tripled, at their largest).
+ */
+function skewBoundMs(c: ClockFaults, safetyMs: number): number {
+  const runMs = safetyMs + 600_000;
+  const jumps = Math.ceil((3 * safetyMs) / c.meanJumpGapMs);
+  return 2 * c.maxOffsetMs + (2 * c.maxDriftPpm * runMs) / 1e6 + jumps * c.maxJumpMs;
 }
 
 /**
