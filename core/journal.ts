@@ -9,6 +9,7 @@ export type JournalKind =
   | "domain-created"
   | "merge-discarded"
   | "record-refused"
+  | "partner-stale"
   | "pull-refused"
   | "pull-completed"
   | "repair"

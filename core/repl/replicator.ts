@@ -34,6 +34,8 @@ export class Replicator {
    */
   private readonly resumeAt = new Map<Guid, NonNullable<PullRequest["watermark"]>>();
   private readonly refusedJournaled = new Set<Guid>();
+  /** Per partner, the last completed pull a `partner-stale` warning was journaled for. */
+  private readonly staleJournaled = new Map<Guid, number>();
   private readonly repairsJournaled = new Set<string>();
 
   constructor(private readonly node: DirectoryNode) {}
@@ -51,6 +53,19 @@ export class Replicator {
         this.node.markChanged();
       }
       return null;
+    }
+    // Half way to the refusal, once per completed pull the partner is stale since: an operator
+    // can still reconnect the pair before it is refused for good.
+    if (last !== null && nowMs - last > purgeAfterMs / 2 && this.staleJournaled.get(partner) !== last) {
+      this.staleJournaled.set(partner, last);
+      const ago = Math.floor((nowMs - last) / 1000);
+      const left = Math.ceil((last + purgeAfterMs - nowMs) / 1000);
+      dir.journal.add(
+        nowMs,
+        "partner-stale",
+        `partner ${partner} last synced ${ago} s ago; refused for good in ${left} s (maxTimeApart) unless a pull completes first`,
+      );
+      this.node.markChanged();
     }
     const start =
       this.resumeAt.get(partner) ??
