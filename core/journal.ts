@@ -2,8 +2,9 @@ import { assert } from "./assert";
 import { limits } from "./limits";
 
 /**
- * Journal kinds. SPEC leaves the set open; these are ours. Details never carry attribute
- * values (a shredded value must not survive anywhere, the journal included).
+ * Journal kinds. SPEC leaves the set open; these are ours (ARCHITECTURE.md "Journal kinds"
+ * says when each is written). Details never carry attribute values (a shredded value must not
+ * survive anywhere, the journal included).
  */
 export type JournalKind =
   | "domain-created"
@@ -11,13 +12,11 @@ export type JournalKind =
   | "record-refused"
   | "partner-stale"
   | "pull-refused"
-  | "pull-completed"
   | "repair"
   | "rollback-detected"
   | "rollback-healed"
   | "gc"
-  | "shred"
-  | "storage";
+  | "shred";
 
 export interface JournalRecord {
   readonly seq: number;
