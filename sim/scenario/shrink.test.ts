@@ -39,4 +39,26 @@ describe("the shrinker", () => {
     expect(small.safetyMs).toBeLessThan(heavy.safetyMs);
     expect(result!.steps).toEqual(expect.arrayContaining(["topology mesh (seed 1)", "contention off (seed 1)", "default timing (seed 1)"]));
   });
+
+  it("halves a large domain before it drops single nodes, keeping nodes the script names", () => {
+    const large = { ...heavy, nodes: 16, rate: 0, contention: null, timing: {} };
+    const result = shrink(large, 1, 40, 1);
+    expect(result).not.toBeNull();
+    // 16 -> 8 -> 4, then one at a time: halving came first.
+    expect(result!.steps.slice(0, 2)).toEqual(["nodes 8 (seed 1)", "nodes 4 (seed 1)"]);
+    expect(result!.scenario.nodes).toBe(2);
+    // A step on n7 keeps n1..n7: no halving below it.
+    const named = parseScenario(`scenario named
+checks the shrinker
+nodes 12
+faults none
+safety 20s
+
+at 1s n7 create / Orion organizationalUnit as @A
+expect stage @A deleted
+`);
+    const kept = shrink(named, 1, 40, 1);
+    expect(kept!.scenario.nodes).toBe(7);
+    expect(kept!.steps.some((step) => step.startsWith("nodes 6"))).toBe(false);
+  });
 });

@@ -5,8 +5,8 @@ import { mesh } from "./topology";
 import type { Scenario, Step } from "./scenario";
 
 /**
- * Seed shrinking: from a failing (scenario, seed), greedily try smaller variants (fewer
- * nodes, a shorter safety phase, a lower write rate, the full mesh for a sparser topology, no
+ * Seed shrinking: from a failing (scenario, seed), greedily try smaller variants (half the
+ * nodes, one node fewer, a shorter safety phase, a lower write rate, the full mesh for a sparser topology, no
  * contention, the default replication timing, one fault class fewer, one scripted step fewer)
  * and keep any that still fails the same way (same oracle). A variant's schedule is a
  * different draw, so each variant is tried on the failing seed and then on `seedsPerVariant`
@@ -75,6 +75,11 @@ interface Candidate {
 function candidates(s: Scenario): Candidate[] {
   const out: Candidate[] = [];
   const lastStepMs = s.steps.reduce((m, st) => Math.max(m, st.atMs), 0);
+  // Half the nodes first (a 16-node swarm seed would take 14 single steps), then one fewer.
+  const half = Math.max(2, Math.ceil(s.nodes / 2));
+  const above = Array.from({ length: s.nodes - half }, (_, i) => `n${half + i + 1}`);
+  if (s.nodes > 4 && !above.some((node) => mentions(s, node)))
+    out.push({ what: `nodes ${half}`, candidate: { ...s, nodes: half } });
   if (s.nodes > 2 && !mentions(s, `n${s.nodes}`))
     out.push({ what: `nodes ${s.nodes - 1}`, candidate: { ...s, nodes: s.nodes - 1 } });
   const shorter = Math.max(lastStepMs + 1000, Math.round(s.safetyMs / 2 / 1000) * 1000);
