@@ -14,7 +14,10 @@
  *   it rotate first, because a snapshot needs a sealed boundary and there would be nothing to do.
  * - A rebuild asked for while one runs is queued (one pending flag), never run concurrently.
  * - Any I/O error during a write marks the store dead; writes then throw StorageDeadError. A
- *   failed background rebuild does not kill the store: the log still holds everything.
+ *   failed background rebuild does not kill the store: the log still holds everything. While
+ *   erasure debt is owed it is tried again (after 1 s, doubling up to a minute, until one
+ *   succeeds), since shredded plaintext stays in the files until a rebuild pays the debt;
+ *   without debt the next rotation tries again.
  * - One process per data directory (a pid lock file, taken over when its owner is dead).
  */
 import * as path from "node:path";
@@ -42,6 +45,8 @@ import { listStorageFiles } from "./storage-files";
 export interface DurableStoreOptions {
   /** Active log size that triggers rotation (default 64 MiB). */
   readonly rotateBytes?: number;
+  /** First wait before a failed rebuild owing erasure debt is tried again (default 1 s). */
+  readonly rebuildRetryMs?: number;
 }
 
 export interface DurableStoreOpened {
@@ -59,20 +64,31 @@ export type EntrySink = (key: string, value: string) => void;
 
 /** Queued rebuild requests are served one after another, at most this many in a row. */
 const rebuildRoundsMax = 64;
+const rebuildRetryFirstMs = 1000;
+const rebuildRetryMaxMs = 60_000;
 
 export class DurableStore {
   private deadReason: string | null = null;
   private rebuilding: Promise<void> | null = null;
   private rebuildPending = false;
   private lastOutcome: RebuildOutcome | null = null;
+  /** A failed rebuild owing erasure debt is tried again on this timer (null: none waiting). */
+  private retry: ReturnType<typeof setTimeout> | null = null;
+  private retryDelayMs: number;
 
   private constructor(
     private readonly fs: NodeFileSystem,
     private readonly wal: WriteAheadLog,
     private snapshot: SnapshotMeta | null,
     private readonly debt: ErasureDebt,
-    private readonly options: { readonly rotateBytes: number; readonly unlock: () => void },
-  ) {}
+    private readonly options: {
+      readonly rotateBytes: number;
+      readonly rebuildRetryMs: number;
+      readonly unlock: () => void;
+    },
+  ) {
+    this.retryDelayMs = options.rebuildRetryMs;
+  }
 
   get rotateBytes(): number {
     return this.options.rotateBytes;
@@ -99,11 +115,13 @@ export class DurableStore {
   ): Promise<Omit<DurableStoreOpened, "entries">> {
     const rotateBytes = options.rotateBytes ?? walLimits.rotateBytesDefault;
     assert(Number.isSafeInteger(rotateBytes) && rotateBytes > 0, "rotateBytes is positive");
+    const rebuildRetryMs = options.rebuildRetryMs ?? rebuildRetryFirstMs;
+    assert(Number.isSafeInteger(rebuildRetryMs) && rebuildRetryMs > 0, "rebuildRetryMs is positive");
     const started = performance.now();
     const fs = new NodeFileSystem(path.resolve(dataDir));
     const unlock = lockDirectory(fs.root);
     try {
-      return await DurableStore.boot(fs, rotateBytes, started, unlock, sink);
+      return await DurableStore.boot(fs, { rotateBytes, rebuildRetryMs, unlock }, started, sink);
     } catch (error) {
       unlock();
       throw error;
@@ -117,9 +135,8 @@ export class DurableStore {
    */
   private static async boot(
     fs: NodeFileSystem,
-    rotateBytes: number,
+    options: DurableStore["options"],
     started: number,
-    unlock: () => void,
     sink: EntrySink,
   ): Promise<Omit<DurableStoreOpened, "entries">> {
     const snapshot = newestCompleteSnapshot(fs);
@@ -140,7 +157,7 @@ export class DurableStore {
     // Everything older than the snapshot was just erased: a rebuild a crash cut short after its
     // marker may have left the debt paid in all but name.
     if (snapshot !== null) debt.settle(snapshot.generation);
-    const store = new DurableStore(fs, wal, snapshot, debt, { rotateBytes, unlock });
+    const store = new DurableStore(fs, wal, snapshot, debt, options);
     const boot: BootReport = {
       // The sink's work (the caller decoding entries) is inside both figures.
       snapshotLoadMs: round(loaded - replayed),
@@ -223,7 +240,7 @@ export class DurableStore {
       erasureDebt: this.debt.count,
       rebuild: {
         running: this.rebuilding !== null,
-        pending: this.rebuildPending,
+        pending: this.rebuildPending || this.retry !== null,
         lastOutcome: this.lastOutcome,
       },
       dead: this.dead,
@@ -240,7 +257,9 @@ export class DurableStore {
 
   /** Waits for a running rebuild, then releases file descriptors and the directory lock. */
   async close(): Promise<void> {
+    this.cancelRetry();
     await this.whenRebuildIdle();
+    this.cancelRetry();
     this.fs.closeAll();
     this.options.unlock();
   }
@@ -260,6 +279,7 @@ export class DurableStore {
   }
 
   private requestRebuild(): void {
+    this.cancelRetry();
     if (this.rebuilding !== null) {
       this.rebuildPending = true;
       return;
@@ -273,8 +293,29 @@ export class DurableStore {
     for (let round = 0; round < rebuildRoundsMax; round++) {
       this.rebuildPending = false;
       await this.rebuildOnce();
-      if (!this.rebuildPending) return;
+      if (!this.rebuildPending) break;
     }
+    if (this.lastOutcome?.ok === false && this.debt.count > 0 && !this.dead) this.retryLater();
+    else if (this.lastOutcome?.ok === true) this.retryDelayMs = this.options.rebuildRetryMs;
+  }
+
+  /** Tries a failed rebuild again later, waiting twice as long each time (up to a minute). */
+  private retryLater(): void {
+    this.cancelRetry();
+    const delay = this.retryDelayMs;
+    this.retryDelayMs = Math.min(delay * 2, rebuildRetryMaxMs);
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      this.requestRebuild();
+    }, delay);
+    // A waiting retry does not keep the process alive; close() cancels it.
+    this.retry.unref();
+  }
+
+  private cancelRetry(): void {
+    if (this.retry === null) return;
+    clearTimeout(this.retry);
+    this.retry = null;
   }
 
   /** One rebuild to the newest sealed generation; records its outcome, never throws. */

@@ -82,4 +82,39 @@ describe("erasure", () => {
     expect(filesContaining(dir, "plain")).toEqual([]);
     await store.close();
   });
+
+  it("tries a failed rebuild again while debt is owed, until the plaintext is gone", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-erasure-"));
+    dirs.push(dir);
+    const marker = `SECRET-${randomBytes(12).toString("hex")}`;
+    const { store } = await DurableStore.open(dir, { rebuildRetryMs: 50 });
+    store.commit([{ puts: [["o/secret", JSON.stringify({ cn: marker })]], dels: [] }]);
+    // The disk fails the next two snapshot markers (a transient EIO), nothing else.
+    const disk = (store as unknown as { fs: { write: (file: string, bytes: Uint8Array) => void } }).fs;
+    const write = disk.write.bind(disk);
+    let failures = 2;
+    disk.write = (file, bytes) => {
+      if (file.endsWith(".done.tmp") && failures-- > 0) {
+        throw Object.assign(new Error(`EIO: i/o error, write '${file}'`), { code: "EIO" });
+      }
+      write(file, bytes);
+    };
+    store.markErasureDebt();
+    store.commit([{ puts: [["o/secret", '{"stage":"shredded"}']], dels: [] }]);
+    store.rotate();
+    // Bounded: the retries come after 50 and 100 ms; allow about 10 s.
+    let sawFailure = false;
+    for (let polls = 0; polls < 1000 && store.view().erasureDebt > 0; polls++) {
+      if (store.view().rebuild.lastOutcome?.ok === false) sawFailure = true;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(sawFailure).toBe(true);
+    expect(failures).toBeLessThan(0); // both injected failures were hit, then a retry passed
+    const view = store.view();
+    expect(view.dead).toBe(false);
+    expect(view.erasureDebt).toBe(0);
+    expect(view.rebuild.lastOutcome).toMatchObject({ ok: true });
+    expect(filesContaining(dir, marker)).toEqual([]);
+    await store.close();
+  });
 });
