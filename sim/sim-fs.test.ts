@@ -325,6 +325,36 @@ describe("SimFs: images and faults", () => {
     expect(fs.stats.syncs).toBe(1);
   });
 
+  it("armError fails the N-th counted mutating call once, without effect, and the disk works on", () => {
+    const fs = new SimFs();
+    fs.append("wal/log", bytes("a"));
+    fs.sync("wal/log");
+    // Count only calls outside wal/: the log's append is not the 2nd call, the snapshot's sync is.
+    fs.armError({ afterWrites: 2, counts: (_op, path) => !path.startsWith("wal/") });
+    expect(fs.errorArmed).toBe(true);
+    fs.write("snap/s", bytes("snapshot"));
+    fs.append("wal/log", bytes("b"));
+    expect(() => fs.sync("snap/s")).toThrow(SimFsError);
+    expect(fs.errorArmed).toBe(false);
+    expect(fs.takeDiskError()).toEqual({ op: "sync", path: "snap/s" });
+    expect(fs.takeDiskError()).toBeNull();
+    // Unlike a power cut nothing was lost: the unsynced writes are there, and later calls work.
+    expect(fs.powerCut).toBeNull();
+    expect(text(fs.read("snap/s"))).toBe("snapshot");
+    expect(text(fs.read("wal/log"))).toBe("ab");
+    fs.sync("snap/s");
+    fs.sync("wal/log");
+    for (const dir of ["snap", "wal", ""]) fs.syncDir(dir);
+    // A crash now keeps everything: every write was synced after the error.
+    fs.crash(new Prng("t"), { tornTail: false });
+    expect(text(fs.read("snap/s"))).toBe("snapshot");
+    expect(text(fs.read("wal/log"))).toBe("ab");
+    fs.armError({ afterWrites: 1 });
+    fs.disarmError();
+    fs.append("wal/log", bytes("c"));
+    expect(fs.takeDiskError()).toBeNull();
+  });
+
   it("refuses a file under a file and a file over a directory", () => {
     const fs = new SimFs();
     fs.append("a/b", bytes("x"));

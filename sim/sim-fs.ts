@@ -86,6 +86,19 @@ export interface PowerCutArming {
   readonly prng: Prng;
 }
 
+/** A transient I/O error armed on the disk's coming mutating calls (SimFs.armError). */
+export interface DiskErrorArming {
+  readonly afterWrites: number;
+  /** Which mutating calls count towards `afterWrites` (default: all of them). */
+  readonly counts?: (op: FsOp, path: string) => boolean;
+}
+
+/** The call a transient I/O error failed: it had no effect, and the disk works on. */
+export interface DiskErrorReport {
+  readonly op: FsOp;
+  readonly path: string;
+}
+
 /** Where a power cut struck, and what of the disk its crash kept. */
 export interface PowerCutReport extends CrashReport {
   /** The call that never ran (the process died just before it), and its path. */
@@ -173,6 +186,8 @@ export class SimFs implements FileSystem {
   private readonly failures = new Map<FsOp, number>();
   private cut: { remaining: number; readonly arming: PowerCutArming } | null = null;
   private struck: PowerCutReport | null = null;
+  private error: { remaining: number; readonly arming: DiskErrorArming } | null = null;
+  private errorStruck: DiskErrorReport | null = null;
 
   constructor(private readonly options: SimFsOptions = { strictDirs: true }) {}
 
@@ -206,6 +221,31 @@ export class SimFs implements FileSystem {
   /** The power cut that struck, until cleared; null otherwise. */
   get powerCut(): PowerCutReport | null {
     return this.struck;
+  }
+
+  /**
+   * Arms one transient I/O error: the `afterWrites`-th counted mutating call from now throws
+   * EIO without any effect, and every later call works (a disk that failed one write, unlike
+   * a power cut). `diskError` reports it until `takeDiskError`.
+   */
+  armError(arming: DiskErrorArming): void {
+    assert(Number.isSafeInteger(arming.afterWrites) && arming.afterWrites >= 1, "disk error after >= 1 write");
+    this.error = { remaining: arming.afterWrites, arming };
+  }
+
+  get errorArmed(): boolean {
+    return this.error !== null;
+  }
+
+  disarmError(): void {
+    this.error = null;
+  }
+
+  /** The transient error that struck since the last call, if any; forgets it. */
+  takeDiskError(): DiskErrorReport | null {
+    const struck = this.errorStruck;
+    this.errorStruck = null;
+    return struck;
   }
 
   /** Disarms a pending power cut and forgets one that struck (the disk works again). */
@@ -554,6 +594,12 @@ export class SimFs implements FileSystem {
       const { tornTail, keepUnsynced } = cut.arming;
       const report = this.crash(cut.arming.prng, { tornTail, ...(keepUnsynced ? { keepUnsynced } : {}) });
       this.struck = { ...report, op, path };
+      throw new SimFsError("EIO", op, path);
+    }
+    const error = this.error;
+    if (error !== null && (error.arming.counts?.(op, path) ?? true) && --error.remaining === 0) {
+      this.error = null;
+      this.errorStruck = { op, path };
       throw new SimFsError("EIO", op, path);
     }
     this.maybeFail(op, path);

@@ -301,6 +301,10 @@ export class World<Msg, Input = never> implements FaultTarget {
       for (const slot of this.slots) slot.clock.resync(this.nowMs);
     }
     for (const slot of this.slots) {
+      if (slot.fs.errorArmed) {
+        slot.fs.disarmError();
+        this.trace.record(this.nowMs, slot.id, "disk-error-disarmed", "");
+      }
       if (!slot.fs.powerCutArmed) continue;
       slot.fs.clearPowerCut();
       this.trace.record(this.nowMs, slot.id, "power-cut-disarmed", "");
@@ -381,6 +385,23 @@ export class World<Msg, Input = never> implements FaultTarget {
     });
     const detail = `after=${afterWrites}${beyondCommits ? " beyond-commits" : ""}${keepUnsynced ? " kept" : ""}`;
     this.trace.record(this.nowMs, id, "power-cut-armed", detail);
+  }
+
+  /**
+   * Arms one transient I/O error on the node's disk (SimFs.armError): its `afterWrites`-th
+   * mutating call from now fails with EIO and no effect; later calls work. What the node makes
+   * of it is the node's: a store that caught it (a failed background rebuild) goes on; one that
+   * threw it out of the callback (storage dead) is restarted by its operator after `downMs`,
+   * the process only: the disk keeps every write, synced or not, as the page cache would. The
+   * heal disarms one that has not struck.
+   */
+  armDiskError(id: string, options: { readonly afterWrites: number; readonly beyondCommits: boolean; readonly downMs: number }): void {
+    const slot = this.slot(id);
+    slot.errorDownMs = options.downMs;
+    const counts = options.beyondCommits ? (op: FsOp, path: string) => !isLogCommitCall(op, path) : undefined;
+    slot.fs.armError({ afterWrites: options.afterWrites, ...(counts ? { counts } : {}) });
+    const detail = `after=${options.afterWrites}${options.beyondCommits ? " beyond-commits" : ""}`;
+    this.trace.record(this.nowMs, id, "disk-error-armed", detail);
   }
 
   jumpClock(id: string, deltaMs: number): void {
@@ -581,6 +602,15 @@ export class World<Msg, Input = never> implements FaultTarget {
       run();
     } catch (error) {
       if (error instanceof SimFailure) throw error;
+      const diskError = slot.fs.takeDiskError();
+      if (diskError !== null && slot.fs.powerCut === null) {
+        // Storage died of the injected error: the operator restarts the process.
+        this.kill(slot);
+        this.trace.record(this.nowMs, slot.id, "storage-dead", `in=${diskError.op}:${diskError.path} exit`);
+        this.options.observe?.({ kind: "crash", node: slot.id, timeMs: this.nowMs });
+        this.scheduleRestart(slot, slot.errorDownMs);
+        return false;
+      }
       if (slot.fs.powerCut === null) {
         const message = error instanceof Error ? error.message : String(error);
         this.fail(`node ${slot.id} threw: ${message}`, error);
@@ -588,6 +618,9 @@ export class World<Msg, Input = never> implements FaultTarget {
     } finally {
       this.active = null;
     }
+    // An injected error the node caught (a failed background rebuild): it goes on.
+    const caught = slot.fs.takeDiskError();
+    if (caught !== null) this.trace.record(this.nowMs, slot.id, "disk-error", `in=${caught.op}:${caught.path} caught`);
     const cut = slot.fs.powerCut;
     if (cut === null) return true;
     this.kill(slot);
@@ -630,6 +663,8 @@ class NodeSlot<Msg, Input> implements NodeContext<Msg> {
   incarnation = 0;
   /** Down time of the armed power cut (World.armPowerCut). */
   cutDownMs = 0;
+  /** Down time after storage dies of an armed disk error (World.armDiskError). */
+  errorDownMs = 0;
   /** Live generation per armed timer name. */
   readonly timers = new Map<string, number>();
   readonly id: string;

@@ -196,7 +196,12 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     if (name === "gc") return this.runGc(ctx, node);
     if (name === "rotate") {
       this.rotationArmed = false;
-      this.store?.rotate();
+      const store = this.store;
+      assert(store !== null, "a rotation on a running node");
+      store.rotate();
+      // The rebuild failed (an I/O error it caught): the debt is still owed, so try again, as
+      // the daemon's store does (adapters/storage/durable-store.ts).
+      if (store.erasureDebt > 0) this.armErasure(ctx);
       return;
     }
     const answer = name.startsWith("answer:");

@@ -118,6 +118,19 @@ function parseAction(c: Cursor): StepAction {
         unsynced: opts.has("torn") ? "torn" : opts.has("kept") ? "kept" : "lost",
       };
     }
+    case "disk-error": {
+      const node = c.word("node");
+      const opts = options(c, ["after", "beyond-commits", "down"]);
+      const after = opts.get("after");
+      if (after === undefined) c.fail("disk-error needs after=N (the N-th disk call from now)");
+      return {
+        kind: "disk-error",
+        node,
+        afterWrites: parseCount(after!, 1, 1_000_000, c.line),
+        beyondCommits: opts.has("beyond-commits"),
+        downMs: durationOption(opts, "down", 1000, c),
+      };
+    }
     case "image":
       return { kind: "image", node: c.word("node"), key: c.word("image key") };
     case "rollback": {

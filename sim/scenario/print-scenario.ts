@@ -72,6 +72,11 @@ export function actionText(a: StepAction): string {
         `power-cut ${a.node} after=${a.afterWrites}${a.beyondCommits ? " beyond-commits" : ""}` +
         ` down=${formatDuration(a.downMs)}${a.unsynced === "lost" ? "" : ` ${a.unsynced}`}`
       );
+    case "disk-error":
+      return (
+        `disk-error ${a.node} after=${a.afterWrites}${a.beyondCommits ? " beyond-commits" : ""}` +
+        ` down=${formatDuration(a.downMs)}`
+      );
     case "image":
       return `image ${a.node} ${a.key}`;
     case "rollback":

@@ -254,6 +254,8 @@ function applyStep(run: Run, step: Step, index: number): void {
         });
       }
       return;
+    case "disk-error":
+      return world.armDiskError(a.node, { afterWrites: a.afterWrites, beyondCommits: a.beyondCommits, downMs: a.downMs });
     case "image":
       return world.takeImage(a.node, a.key);
     case "rollback":

@@ -81,6 +81,18 @@ export type StepAction =
        */
       readonly unsynced: "lost" | "torn" | "kept";
     }
+  | {
+      /**
+       * A transient I/O error at the node's `afterWrites`-th mutating disk call from now: the
+       * call fails without effect; a store that dies of it has its process restarted after
+       * `downMs` (World.armDiskError).
+       */
+      readonly kind: "disk-error";
+      readonly node: string;
+      readonly afterWrites: number;
+      readonly beyondCommits: boolean;
+      readonly downMs: number;
+    }
   | { readonly kind: "image"; readonly node: string; readonly key: string }
   | {
       readonly kind: "rollback";
