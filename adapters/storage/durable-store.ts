@@ -26,6 +26,7 @@ import { ErasureDebt } from "../../core/wal/erasure-debt";
 import { walPath } from "../../core/wal/generation-names";
 import type { KvBatch } from "../../core/wal/kv-batch";
 import {
+  makeSnapshotDurable,
   newestCompleteSnapshot,
   supersededSnapshotPaths,
   type SnapshotMeta,
@@ -140,6 +141,7 @@ export class DurableStore {
     sink: EntrySink,
   ): Promise<Omit<DurableStoreOpened, "entries">> {
     const snapshot = newestCompleteSnapshot(fs);
+    if (snapshot !== null) makeSnapshotDurable(fs, snapshot);
     for (const leftover of supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true)) {
       await erasePath(fs.resolve(leftover));
     }

@@ -13,6 +13,7 @@ import { applyKvBatch, type KvBatch } from "./kv-batch";
 import { SnapshotLayout } from "./snapshot-layout";
 import {
   newestCompleteSnapshot,
+  makeSnapshotDurable,
   supersededSnapshotPaths,
   writeSnapshotMarker,
   type SnapshotMeta,
@@ -84,6 +85,7 @@ export class KvStore {
     assert(rotateBytes > 0, "rotateBytes is positive");
     const started = clockMs();
     const snapshot = newestCompleteSnapshot(fs);
+    if (snapshot !== null) makeSnapshotDurable(fs, snapshot);
     eraseAll(fs, supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true), snapDir);
     if (snapshot !== null && snapshot.kind !== "file") {
       throw new StorageCorruptError(`snapshot kind ${snapshot.kind} is not readable here`);

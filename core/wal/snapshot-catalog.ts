@@ -48,6 +48,19 @@ export function writeSnapshotMarker(fs: FileSystem, meta: SnapshotMeta): void {
   fs.syncDir("");
 }
 
+/**
+ * Makes the marker of the snapshot a boot is about to rely on durable, with its directory
+ * entries, before the boot erases anything that snapshot supersedes. A process that died of an
+ * I/O error after renaming the marker but before syncing the directory (storage dead, then
+ * restarted; no power lost) finds the marker through the page cache: without this, the boot
+ * would erase the older logs, and a power cut would then take the marker's entry too.
+ */
+export function makeSnapshotDurable(fs: FileSystem, meta: SnapshotMeta): void {
+  fs.sync(snapshotMarkerPath(meta.generation));
+  fs.syncDir(snapDir);
+  fs.syncDir("");
+}
+
 /** The newest complete snapshot, or null when there is none. */
 export function newestCompleteSnapshot(fs: FileSystem): SnapshotMeta | null {
   let newest: SnapshotMeta | null = null;

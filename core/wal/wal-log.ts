@@ -110,6 +110,15 @@ export class WriteAheadLog {
     const sealed: SealedGeneration[] = [];
     let lastSeq = start.seq;
     let tornBytes = 0;
+    // Everything replayed is made durable first, files and directory entries: a process that
+    // died of an I/O error (a rotation's directory sync, a commit's sync) and was restarted
+    // without a power cut reads unsynced bytes and entries through the page cache, and would
+    // otherwise build on them (acknowledge, replicate) until a power cut takes them back.
+    for (const generation of live) fs.sync(walPath(generation));
+    if (live.length > 0) {
+      fs.syncDir(walDir);
+      fs.syncDir("");
+    }
     for (const [index, generation] of live.entries()) {
       const newest = index === live.length - 1;
       const replay = replayGeneration(fs, generation, lastSeq, newest);
