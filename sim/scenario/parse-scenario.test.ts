@@ -62,13 +62,14 @@ describe("scenario files", () => {
         faultLines: [],
         steps: [],
       });
+      const configSteps = s.steps.filter((step) => step.action.kind !== "disk-error");
       if (s.gcEveryMs !== null) {
         ageing++;
         expect(s.gcEveryMs).toBeGreaterThanOrEqual(1000);
         expect(s.gcEveryMs).toBeLessThanOrEqual(10_000);
         // n1 sets the restore window at 0 s, and on some seeds the purge horizon: only with
         // clocks true or mild (see swarmAgeing, swarmMildClocks).
-        const configs = s.steps.map((step) => {
+        const configs = configSteps.map((step) => {
           expect(step.atMs).toBe(0);
           expect(step.action.kind === "op" && step.action.node).toBe("n1");
           const op = step.action.kind === "op" ? step.action.op : null;
@@ -87,7 +88,7 @@ describe("scenario files", () => {
           expect(configs).toHaveLength(1);
         }
       } else {
-        expect(s.steps).toEqual([]);
+        expect(configSteps).toEqual([]);
       }
     }
     // About half the seeds age tombstones (GC on, a short restore window), the rest never do;
@@ -135,6 +136,25 @@ describe("scenario files", () => {
       const t = { ...defaultTiming, ...x.timing };
       const hop = t.pullEveryMs + t.pullJitterMs + t.hintDelayMs + t.pullTimeoutMs + (x.faults.partitions?.maxDurationMs ?? 0) + (x.faults.crashes?.maxDownMs ?? 0) + 2000;
       expect(d * hop + skew).toBeLessThanOrEqual(horizon.action.op.seconds * 1000);
+    }
+    // About a quarter of the seeds inject one to five transient disk errors inside the safety
+    // phase, read back from the printed file.
+    const erring = [...Array(80).keys()].map((i) => swarmScenario(i + 1)).filter((x) => x.steps.some((st) => st.action.kind === "disk-error"));
+    expect(erring.length).toBeGreaterThanOrEqual(8);
+    expect(erring.length).toBeLessThanOrEqual(35);
+    for (const x of erring) {
+      const errors = x.steps.filter((st) => st.action.kind === "disk-error");
+      expect(errors.length).toBeLessThanOrEqual(5);
+      for (const st of errors) {
+        expect(st.atMs).toBeGreaterThan(0);
+        expect(st.atMs).toBeLessThan(x.safetyMs);
+        const a = st.action.kind === "disk-error" ? st.action : null;
+        expect(a!.afterWrites >= 1 && a!.afterWrites <= 16).toBe(true);
+        expect(Number(a!.node.slice(1))).toBeLessThanOrEqual(x.nodes);
+      }
+      expect(printScenario(x)).toMatch(/^at \d+s disk-error n\d+ after=\d+( beyond-commits)? down=\d+m?s$/mu);
+      const back = parseScenario(printScenario(x)).steps.map((st) => ({ ...st, line: 0 }));
+      expect(back).toEqual(x.steps.map((st) => ({ ...st, line: 0 })));
     }
     // Some seeds purge on skewed clocks (mild ones: seconds apart, not minutes).
     expect(skewedWithHorizon).toBeGreaterThan(0);

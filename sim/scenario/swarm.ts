@@ -23,7 +23,8 @@ import { diameterAmong, mesh, type Topology } from "./topology";
  * clocks sit up to 2 minutes apart, and a horizon that short refuses partners by design; and
  * not where the replication graph may take longer than it to cross, skew counted:
  * withinCrossing). From the fork `mild-clocks`: on half the seeds with clocks, offsets of
- * seconds instead of minutes, so that purges also run on skewed clocks.
+ * seconds instead of minutes, so that purges also run on skewed clocks. From the fork
+ * `disk-errors`: on a quarter of the seeds, transient disk errors.
  * From the fork `in-write`: on half the seeds with crashes, crashes inside disk writes (with
  * `in-write-where` and `in-write-kept`: beyond log commits, whole writes kept). From
  * the fork `topology`: on half the seeds of 4 nodes or more, a ring, line, star or sparse
@@ -36,7 +37,9 @@ import { diameterAmong, mesh, type Topology } from "./topology";
  * writes the erasure debt raised after its overwrite (erasure-debt-raised-before-commit);
  * with topologies and pace, a purge horizon shorter than a wide graph's crossing (seed 8726:
  * see withinCrossing) and a crash drawn at 0 ms, before the set-up steps
- * (crash-at-time-zero-before-setup).
+ * (crash-at-time-zero-before-setup); with disk errors, a boot that built on a log whose name a
+ * failed directory sync had left unsynced (boot-builds-on-unsynced-log, --preset crashes seed
+ * 1430).
  */
 
 export interface PresetRun {
@@ -106,7 +109,10 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     contention,
     safetyMs,
     gcEveryMs: ageing?.gcEveryMs ?? null,
-    steps: ageing === null ? [] : withinCrossing(ageing.steps, diameter, pace, faults, safetyMs),
+    steps: [
+      ...(ageing === null ? [] : withinCrossing(ageing.steps, diameter, pace, faults, safetyMs)),
+      ...swarmDiskErrors(prng.fork("disk-errors"), nodes, safetyMs),
+    ],
     timing,
     topology,
     livenessMs: livenessFor(diameter, pace),
@@ -267,6 +273,34 @@ function skewBoundMs(c: ClockFaults, safetyMs: number): number {
   const runMs = safetyMs + 600_000;
   const jumps = Math.ceil((3 * safetyMs) / c.meanJumpGapMs);
   return 2 * c.maxOffsetMs + (2 * c.maxDriftPpm * runMs) / 1e6 + jumps * c.maxJumpMs;
+}
+
+/**
+ * On a quarter of the seeds, one to five transient disk errors (`disk-error` steps): a node's
+ * 1st-16th disk call from a random time fails with EIO and no effect, counting every call or
+ * (half the time) only those beyond log commits, so the error lands in a commit, a debt file,
+ * a rotation or a rebuild. A store that dies of it has its process restarted after 0.1-3 s
+ * with the disk as it was (unsynced writes kept, as the page cache keeps them); a rebuild that
+ * catches it leaves the debt owed and the rotation armed again.
+ */
+function swarmDiskErrors(prng: Prng, nodes: number, safetyMs: number): Step[] {
+  if (!prng.chance(0.25)) return [];
+  const count = prng.int(1, 5);
+  const steps: Step[] = [];
+  for (let i = 0; i < count; i++) {
+    steps.push({
+      atMs: prng.int(1, Math.floor(safetyMs / 1000) - 1) * 1000,
+      line: 0,
+      action: {
+        kind: "disk-error",
+        node: `n${prng.int(1, nodes)}`,
+        afterWrites: prng.int(1, 16),
+        beyondCommits: prng.chance(0.5),
+        downMs: prng.int(1, 30) * 100,
+      },
+    });
+  }
+  return steps.sort((a, b) => a.atMs - b.atMs);
 }
 
 /**
