@@ -104,33 +104,13 @@ function parseAction(c: Cursor): StepAction {
       };
     }
     case "power-cut": {
-      const node = c.word("node");
-      const opts = options(c, ["after", "beyond-commits", "down", "torn", "kept"]);
-      const after = opts.get("after");
-      if (after === undefined) c.fail("power-cut needs after=N (the N-th disk call from now)");
+      const { armed, opts } = armedDiskFault(c, "power-cut", ["torn", "kept"]);
       if (opts.has("torn") && opts.has("kept")) c.fail("power-cut takes torn or kept, not both");
-      return {
-        kind: "power-cut",
-        node,
-        afterWrites: parseCount(after!, 1, 1_000_000, c.line),
-        beyondCommits: opts.has("beyond-commits"),
-        downMs: durationOption(opts, "down", 1000, c),
-        unsynced: opts.has("torn") ? "torn" : opts.has("kept") ? "kept" : "lost",
-      };
+      const unsynced = opts.has("torn") ? "torn" : opts.has("kept") ? "kept" : "lost";
+      return { kind: "power-cut", ...armed, unsynced };
     }
-    case "disk-error": {
-      const node = c.word("node");
-      const opts = options(c, ["after", "beyond-commits", "down"]);
-      const after = opts.get("after");
-      if (after === undefined) c.fail("disk-error needs after=N (the N-th disk call from now)");
-      return {
-        kind: "disk-error",
-        node,
-        afterWrites: parseCount(after!, 1, 1_000_000, c.line),
-        beyondCommits: opts.has("beyond-commits"),
-        downMs: durationOption(opts, "down", 1000, c),
-      };
-    }
+    case "disk-error":
+      return { kind: "disk-error", ...armedDiskFault(c, "disk-error", []).armed };
     case "image":
       return { kind: "image", node: c.word("node"), key: c.word("image key") };
     case "rollback": {
@@ -172,6 +152,28 @@ function parseGroups(c: Cursor): string[][] {
   if (groups.length < 2 || groups.some((g) => g.length === 0))
     c.fail("partition needs groups: A B | C");
   return groups;
+}
+
+/** What `power-cut` and `disk-error` share: the node, which disk call, the down time. */
+function armedDiskFault(
+  c: Cursor,
+  step: string,
+  extra: readonly string[],
+): {
+  armed: { node: string; afterWrites: number; beyondCommits: boolean; downMs: number };
+  opts: Map<string, string>;
+} {
+  const node = c.word("node");
+  const opts = options(c, ["after", "beyond-commits", "down", ...extra]);
+  const after = opts.get("after");
+  if (after === undefined) c.fail(`${step} needs after=N (the N-th disk call from now)`);
+  const armed = {
+    node,
+    afterWrites: parseCount(after!, 1, 1_000_000, c.line),
+    beyondCommits: opts.has("beyond-commits"),
+    downMs: durationOption(opts, "down", 1000, c),
+  };
+  return { armed, opts };
 }
 
 function options(c: Cursor, allowed: readonly string[]): Map<string, string> {

@@ -264,6 +264,8 @@ describe("refusals name the line", () => {
     [`${header}at 5s power-cut n1 after=0\n`, /line 5: expected an integer in 1..1000000, got 0/],
     [`${header}at 5s power-cut n1 after=2 soon\n`, /line 5: unknown option soon/],
     [`${header}at 5s power-cut n1 after=2 torn kept\n`, /line 5: power-cut takes torn or kept, not both/],
+    [`${header}at 5s disk-error n1\n`, /line 5: disk-error needs after=N/],
+    [`${header}at 5s disk-error n1 after=2 torn\n`, /line 5: unknown option torn/],
     [`${header}contention share=0.5\n`, /line 5: contention takes share=P objects=N/],
     [`${header}contention share=2 objects=3\n`, /line 5: contention share is a probability, not 2/],
     [`${header}contention share=0.5 objects=3 heat=9\n`, /line 5: bad contention entry heat=9/],
