@@ -375,7 +375,7 @@ export class World<Msg, Input = never> implements FaultTarget {
     assert(!slot.fs.powerCutArmed, `one power cut armed at a time (${id})`);
     slot.cutDownMs = options.downMs;
     const { afterWrites, tornTail, beyondCommits, keepUnsynced } = options;
-    const counts = beyondCommits ? (op: FsOp, path: string) => !isLogCommitCall(op, path) : undefined;
+    const counts = countedCalls(beyondCommits);
     slot.fs.armPowerCut({
       afterWrites,
       tornTail,
@@ -398,7 +398,7 @@ export class World<Msg, Input = never> implements FaultTarget {
   armDiskError(id: string, options: { readonly afterWrites: number; readonly beyondCommits: boolean; readonly downMs: number }): void {
     const slot = this.slot(id);
     slot.errorDownMs = options.downMs;
-    const counts = options.beyondCommits ? (op: FsOp, path: string) => !isLogCommitCall(op, path) : undefined;
+    const counts = countedCalls(options.beyondCommits);
     slot.fs.armError({ afterWrites: options.afterWrites, ...(counts ? { counts } : {}) });
     const detail = `after=${options.afterWrites}${options.beyondCommits ? " beyond-commits" : ""}`;
     this.trace.record(this.nowMs, id, "disk-error-armed", detail);
@@ -605,10 +605,7 @@ export class World<Msg, Input = never> implements FaultTarget {
       const diskError = slot.fs.takeDiskError();
       if (diskError !== null && slot.fs.powerCut === null) {
         // Storage died of the injected error: the operator restarts the process.
-        this.kill(slot);
-        this.trace.record(this.nowMs, slot.id, "storage-dead", `in=${diskError.op}:${diskError.path} exit`);
-        this.options.observe?.({ kind: "crash", node: slot.id, timeMs: this.nowMs });
-        this.scheduleRestart(slot, slot.errorDownMs);
+        this.down(slot, "storage-dead", `in=${diskError.op}:${diskError.path} exit`, slot.errorDownMs);
         return false;
       }
       if (slot.fs.powerCut === null) {
@@ -623,11 +620,16 @@ export class World<Msg, Input = never> implements FaultTarget {
     if (caught !== null) this.trace.record(this.nowMs, slot.id, "disk-error", `in=${caught.op}:${caught.path} caught`);
     const cut = slot.fs.powerCut;
     if (cut === null) return true;
-    this.kill(slot);
-    this.trace.record(this.nowMs, slot.id, "crash", `in=${cut.op}:${cut.path} ${diskDamage(cut)}`);
-    this.options.observe?.({ kind: "crash", node: slot.id, timeMs: this.nowMs });
-    this.scheduleRestart(slot, slot.cutDownMs);
+    this.down(slot, "crash", `in=${cut.op}:${cut.path} ${diskDamage(cut)}`, slot.cutDownMs);
     return false;
+  }
+
+  /** A node that died inside its callback: killed, traced, restarted after `downMs`. */
+  private down(slot: NodeSlot<Msg, Input>, event: string, detail: string, downMs: number): void {
+    this.kill(slot);
+    this.trace.record(this.nowMs, slot.id, event, detail);
+    this.options.observe?.({ kind: "crash", node: slot.id, timeMs: this.nowMs });
+    this.scheduleRestart(slot, downMs);
   }
 
   private assertActive(slot: NodeSlot<Msg, Input>, what: string): void {
@@ -639,6 +641,11 @@ export class World<Msg, Input = never> implements FaultTarget {
     assert(slot !== undefined, `known node ${id}`);
     return slot;
   }
+}
+
+/** Which disk calls an armed fault counts: all of them, or only those beyond log commits. */
+function countedCalls(beyondCommits: boolean): ((op: FsOp, path: string) => boolean) | undefined {
+  return beyondCommits ? (op, path) => !isLogCommitCall(op, path) : undefined;
 }
 
 /** A crash's damage for the trace: the torn tail kept, if any, and directories that lost entries. */
