@@ -52,6 +52,16 @@ describe("npm run sim", () => {
     expect(run.status).toBe(1);
   });
 
+  it("runs a scenario with every message on the wire with --wire: the same trace, and the printed file says `wire`", () => {
+    const trace = (out: string) => /trace=([0-9a-f]{16})/u.exec(out)?.[1];
+    const plain = sim("--scenario", "scenarios/lww-clock-skew.scn", "--seed", "3");
+    const wired = sim("--scenario", "scenarios/lww-clock-skew.scn", "--seed", "3", "--wire", "--print");
+    expect(wired.status).toBe(0);
+    expect(wired.out).toMatch(/^wire$/mu);
+    expect(trace(wired.out)).toBeDefined();
+    expect(trace(wired.out)).toBe(trace(plain.out));
+  });
+
   it("shrinks with --swarm: a seed that passes has nothing to shrink, and the run exits 0", () => {
     // Without --shrink this prints the seed's ordinary verdict line instead.
     const run = sim("--swarm", "--seeds", "7..7", "--shrink");

@@ -11,6 +11,8 @@
  *   --replay                                    run each seed twice and compare trace hashes
  *   --shrink [--out FILE]                       shrink a failing (scenario, seed) to a small file
  *   --print                                     print the scenario text (e.g. of a swarm seed)
+ *   --wire                                      every message crosses the network in its wire
+ *                                               form (as the scenario line `wire`)
  * Bad input is refused with exit code 2 and a message, never run as something else: unknown
  * options, two modes at once, an empty seed range, a bad --nodes/--rate/--safety, and options
  * the mode would ignore (--nodes, --rate, --safety outside --preset; --out without --shrink).
@@ -53,7 +55,12 @@ const valued = new Set([
 ]);
 
 /** Options without a value; anything else starting with `--` is a typo, not a no-op. */
-const switches = new Set(["--all", "--swarm", "--trace", "--replay", "--shrink", "--print"]);
+const switches = new Set(["--all", "--swarm", "--trace", "--replay", "--shrink", "--print", "--wire"]);
+
+/** The scenario as the command line asks for it: `--wire` turns its `wire` line on. */
+function asAsked(s: Scenario, args: Args): Scenario {
+  return args.flags.has("--wire") && !s.wire ? { ...s, wire: true } : s;
+}
 
 function parseArgs(argv: readonly string[]): Args {
   const flags = new Set<string>();
@@ -178,12 +185,12 @@ function runRange(s: Scenario, range: SeedRange, args: Args): boolean {
 function runSwarm(range: SeedRange, args: Args): boolean {
   const preset = args.values.get("--preset") ?? null;
   if (preset !== null && !isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
-  if (args.flags.has("--shrink")) return shrinkFirstFailing(range, preset, args.values.get("--out"));
+  if (args.flags.has("--shrink")) return shrinkFirstFailing(range, preset, args);
   const started = performance.now();
   const reports: RunReport[] = [];
   const progress = progressOf("swarm", range);
   for (let seed = range.from; seed <= range.to; seed++) {
-    const s = swarmScenario(seed, preset as PresetName | null);
+    const s = asAsked(swarmScenario(seed, preset as PresetName | null), args);
     if (args.flags.has("--print")) console.log(printScenario(s));
     const report = runOne(s, seed, args, range.from === range.to);
     reports.push(report);
@@ -202,11 +209,12 @@ function runSwarm(range: SeedRange, args: Args): boolean {
  * swarm seed is its own scenario, so the failing seed's scenario is the one to shrink); a
  * seed that passes prints that there is nothing to shrink.
  */
-function shrinkFirstFailing(range: SeedRange, preset: string | null, out: string | undefined): boolean {
+function shrinkFirstFailing(range: SeedRange, preset: string | null, args: Args): boolean {
+  const out = args.values.get("--out");
   const single = range.from === range.to;
   const progress = progressOf("swarm", range);
   for (let seed = range.from; seed <= range.to; seed++) {
-    const passed = runShrink(swarmScenario(seed, preset as PresetName | null), seed, out, single);
+    const passed = runShrink(asAsked(swarmScenario(seed, preset as PresetName | null), args), seed, out, single);
     progress?.note(passed);
     if (!passed) {
       progress?.end();
@@ -299,7 +307,7 @@ function main(argv: readonly string[]): number {
     scenarios = [scenarioOf(file)];
   }
   let ok = true;
-  for (const s of scenarios) {
+  for (const s of scenarios.map((one) => asAsked(one, args))) {
     if (args.flags.has("--print")) console.log(printScenario(s));
     const range = seedRange(seedText, s.seeds ?? { from: 1, to: 1 });
     if (args.flags.has("--shrink")) ok = runShrink(s, range.from, args.values.get("--out")) && ok;

@@ -46,6 +46,17 @@ export interface WorldOptions<Msg, Input = never> {
   readonly resyncClocksAtHeal?: boolean;
   /** Told the kind of work before each event and before the invariants (bench/sim-speed). */
   readonly meter?: WorkMeter;
+  /**
+   * When set, every message crosses the network as text: encoded once when sent, decoded
+   * afresh at each delivery, so sender and receivers share nothing (as on a real link).
+   */
+  readonly wire?: WireCodec<Msg>;
+}
+
+/** A message's text form and back (core/repl/wire.ts for replication messages). */
+export interface WireCodec<Msg> {
+  encode(msg: Msg): string;
+  decode(text: string): Msg;
 }
 
 export type RunStop = "time" | "predicate" | "quiescent" | "event-bound";
@@ -82,7 +93,14 @@ export class SimFailure extends Error {
 }
 
 type Event<Msg> =
-  | { readonly kind: "deliver"; readonly from: number; readonly to: number; readonly msg: Msg }
+  | {
+      readonly kind: "deliver";
+      readonly from: number;
+      readonly to: number;
+      /** The message itself, or null when it travels as `text` (WorldOptions `wire`). */
+      readonly msg: Msg | null;
+      readonly text: string | null;
+    }
   | { readonly kind: "timer"; readonly node: number; readonly name: string; readonly gen: number }
   | { readonly kind: "restart"; readonly node: number; readonly incarnation: number }
   | { readonly kind: "fault"; readonly source: number }
@@ -442,9 +460,12 @@ export class World<Msg, Input = never> implements FaultTarget {
       this.trace.record(this.nowMs, slot.id, "lost", `to=${to}`);
       return;
     }
+    const wire = this.options.wire;
+    const text = wire === undefined ? null : wire.encode(msg);
+    const carried = text === null ? msg : null;
     for (let i = 0; i < copies; i++) {
       const delay = this.delays[i] as number;
-      this.queue.push(this.nowMs + delay, { kind: "deliver", from: slot.index, to: toIndex, msg });
+      this.queue.push(this.nowMs + delay, { kind: "deliver", from: slot.index, to: toIndex, msg: carried, text });
     }
   }
 
@@ -492,7 +513,7 @@ export class World<Msg, Input = never> implements FaultTarget {
   private dispatch(event: Event<Msg>): void {
     switch (event.kind) {
       case "deliver":
-        return this.deliver(event.from, event.to, event.msg);
+        return this.deliver(event.from, event.to, event.msg, event.text);
       case "timer":
         return this.fireTimer(event.node, event.name, event.gen);
       case "restart": {
@@ -510,7 +531,7 @@ export class World<Msg, Input = never> implements FaultTarget {
     }
   }
 
-  private deliver(from: number, to: number, msg: Msg): void {
+  private deliver(from: number, to: number, carried: Msg | null, text: string | null): void {
     const slot = this.slots[to];
     const sender = this.network.ids[from];
     const fromDetail = this.fromDetail[from];
@@ -518,6 +539,15 @@ export class World<Msg, Input = never> implements FaultTarget {
     if (!this.network.arrive(from, to, slot.up)) {
       this.trace.record(this.nowMs, slot.id, "drop", fromDetail);
       return;
+    }
+    const wire = this.options.wire;
+    let msg: Msg;
+    if (text === null) {
+      assert(carried !== null, "a message travels as itself or as text");
+      msg = carried;
+    } else {
+      assert(wire !== undefined, "text travels only with a wire codec");
+      msg = wire.decode(text);
     }
     const describe = this.options.describeMsg;
     const detail = describe ? `${fromDetail} ${describe(msg)}` : fromDetail;

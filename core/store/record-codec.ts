@@ -3,15 +3,20 @@ import type { Existence, Meta, ObjectRecord, Placement, Stage, ValueAtom } from 
 import { atomLife, atomMapKey } from "./record";
 import type { Stamp } from "./stamp";
 
-type StampTuple = [number, number, string, string, number, number];
+/** A stamp as JSON: version, atMs, origin, cert invocation, cert USN, local USN. */
+export type StampTuple = [number, number, string, string, number, number];
 /** The sixth element, the atom's life, is present only when it is not 1 (most atoms). */
-type AtomTuple =
+export type AtomTuple =
   | [string | null, 0 | 1, string | null, Meta | null, StampTuple]
   | [string | null, 0 | 1, string | null, Meta | null, StampTuple, number];
+/** Existence as JSON: stage, class id, class name, system flag, delete root, stamp. */
+export type ExistenceTuple = [Stage, string, string, 0 | 1, string | null, StampTuple];
+/** Placement as JSON: parent, stored name, stamp. */
+export type PlacementTuple = [string | null, string, StampTuple];
 interface RecordJson {
   i: string;
-  e: [Stage, string, string, 0 | 1, string | null, StampTuple];
-  p: [string | null, string, StampTuple];
+  e: ExistenceTuple;
+  p: PlacementTuple;
   a: Record<string, AtomTuple[]>;
   u: number;
   h: 0 | 1;
@@ -29,11 +34,10 @@ export function encodeRecord(record: ObjectRecord): string {
     for (const atom of atoms.values()) list.push(encodeAtom(atom));
     if (list.length > 0) a[name] = list;
   }
-  const e = record.existence;
   const json: RecordJson = {
     i: record.id,
-    e: [e.stage, e.classId, e.className, e.system ? 1 : 0, e.deleteRoot, encodeStamp(e.stamp)],
-    p: [record.placement.parent, record.placement.name, encodeStamp(record.placement.stamp)],
+    e: encodeExistence(record.existence),
+    p: encodePlacement(record.placement),
     a,
     u: record.usnChanged,
     h: record.hardened ? 1 : 0,
@@ -46,16 +50,8 @@ export function decodeRecord(text: string): ObjectRecord {
   // Atoms written together share one stamp: decode each distinct stamp once (memory at boot).
   const shared: SharedStamps = { tuples: [], stamps: [] };
   assert(typeof json.i === "string" && Array.isArray(json.e) && Array.isArray(json.p), "record shape");
-  const existence: Existence = {
-    stage: json.e[0],
-    classId: intern(json.e[1]),
-    className: json.e[2],
-    system: json.e[3] === 1,
-    deleteRoot: json.e[4],
-    stamp: decodeSharedStamp(shared, json.e[5]),
-  };
-  const parent = json.p[0] === null ? null : intern(json.p[0]);
-  const placement: Placement = { parent, name: json.p[1], stamp: decodeSharedStamp(shared, json.p[2]) };
+  const existence = decodeSharedExistence(shared, json.e);
+  const placement = decodeSharedPlacement(shared, json.p);
   const attrs = new Map<string, Map<string, ValueAtom>>();
   for (const name of Object.keys(json.a)) {
     const atoms = new Map<string, ValueAtom>();
@@ -66,6 +62,52 @@ export function decodeRecord(text: string): ObjectRecord {
     attrs.set(name, atoms);
   }
   return { id: json.i, existence, placement, attrs, usnChanged: json.u, hardened: json.h === 1 };
+}
+
+export function encodeExistence(e: Existence): ExistenceTuple {
+  return [e.stage, e.classId, e.className, e.system ? 1 : 0, e.deleteRoot, encodeStamp(e.stamp)];
+}
+
+export function encodePlacement(p: Placement): PlacementTuple {
+  return [p.parent, p.name, encodeStamp(p.stamp)];
+}
+
+/**
+ * The parts of one object decoded outside a whole record (a replicated delta): they share
+ * stamps as a record's parts do. One decoder per object, not per message.
+ */
+export class PartDecoder {
+  private readonly shared: SharedStamps = { tuples: [], stamps: [] };
+
+  existence(t: ExistenceTuple): Existence {
+    return decodeSharedExistence(this.shared, t);
+  }
+
+  placement(t: PlacementTuple): Placement {
+    return decodeSharedPlacement(this.shared, t);
+  }
+
+  atom(t: AtomTuple): ValueAtom {
+    return decodeAtom(this.shared, t);
+  }
+}
+
+function decodeSharedExistence(shared: SharedStamps, t: ExistenceTuple): Existence {
+  assert(Array.isArray(t) && t.length === 6, "existence shape");
+  return {
+    stage: t[0],
+    classId: intern(t[1]),
+    className: t[2],
+    system: t[3] === 1,
+    deleteRoot: t[4],
+    stamp: decodeSharedStamp(shared, t[5]),
+  };
+}
+
+function decodeSharedPlacement(shared: SharedStamps, t: PlacementTuple): Placement {
+  assert(Array.isArray(t) && t.length === 3, "placement shape");
+  const parent = t[0] === null ? null : intern(t[0]);
+  return { parent, name: t[1], stamp: decodeSharedStamp(shared, t[2]) };
 }
 
 /**
@@ -150,7 +192,7 @@ function decodeStampTuple(t: StampTuple): Stamp {
   return { version: t[0], atMs: t[1], origin, cert: { invocation, usn: t[4] }, localUsn: t[5] };
 }
 
-function encodeAtom(atom: ValueAtom): AtomTuple {
+export function encodeAtom(atom: ValueAtom): AtomTuple {
   const life = atomLife(atom);
   const base: AtomTuple = [atom.key, atom.present ? 1 : 0, atom.value, atom.meta, encodeStamp(atom.stamp)];
   return life === 1 ? base : [...base, life] as AtomTuple;

@@ -1,5 +1,6 @@
 import type { DirectoryNode } from "../../core/node/directory-node";
 import type { ReplicationMessage } from "../../core/repl/messages";
+import { decodeMessage, encodeMessage } from "../../core/repl/wire";
 import type { FaultConfig } from "../faults";
 import { World } from "../world";
 import type { LifecycleEvent } from "../world";
@@ -38,6 +39,8 @@ export interface DirectoryWorldOptions {
   readonly maxEvents?: number;
   /** Told the kind of work as the run moves between kinds (World `meter`). */
   readonly meter?: WorkMeter;
+  /** Messages cross the network in their wire form (core/repl/wire.ts; World `wire`). */
+  readonly wire?: boolean;
 }
 
 export interface DirectoryWorld {
@@ -100,6 +103,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
     ...(options.invariants ? { invariants: options.invariants } : {}),
     ...(options.maxEvents !== undefined ? { maxEvents: options.maxEvents } : {}),
     ...(options.meter ? { meter: options.meter } : {}),
+    ...(options.wire === true ? { wire: { encode: encodeMessage, decode: decodeMessage } } : {}),
   });
   return {
     world,

@@ -153,6 +153,10 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
     case "seeds":
       d.seeds = parseSeedRange(one(), line);
       return;
+    case "wire":
+      if (args.length > 0) fail("wire takes no arguments");
+      d.wire = true;
+      return;
     case "at":
       d.steps.push(parseStep(args, line));
       return;
@@ -191,6 +195,7 @@ function finish(d: Draft): Scenario {
     seeds: d.seeds,
     knownBug: d.knownBug,
     maxEvents: d.maxEvents,
+    wire: d.wire,
     steps: d.steps,
     expects: d.expects,
   };

@@ -139,6 +139,7 @@ function setUp(s: Scenario, options: RunOptions): Run {
     labels,
     maxEvents: options.maxEvents ?? s.maxEvents ?? eventBudget(s),
     ...(options.meter ? { meter: options.meter } : {}),
+    wire: s.wire,
     invariants,
     observe: (event) => {
       if (event.kind !== "rollback" || event.node === null) return;

@@ -46,6 +46,11 @@ export interface Scenario {
   readonly knownBug: string | null;
   /** Livelock guard: the run fails past this many events (null: eventBudget()). */
   readonly maxEvents: number | null;
+  /**
+   * Every message crosses the simulated network in its wire form (core/repl/wire.ts), decoded
+   * afresh at each delivery: the run proves its messages complete and unshared. Line `wire`.
+   */
+  readonly wire: boolean;
   readonly steps: readonly Step[];
   readonly expects: readonly Expectation[];
 }
@@ -161,6 +166,7 @@ export interface ScenarioOptions {
   seeds: SeedRange | null;
   knownBug: string | null;
   maxEvents: number | null;
+  wire: boolean;
   steps: Step[];
   expects: Expectation[];
 }
@@ -184,6 +190,7 @@ export function scenarioOptionDefaults(): ScenarioOptions {
     seeds: null,
     knownBug: null,
     maxEvents: null,
+    wire: false,
     steps: [],
     expects: [],
   };

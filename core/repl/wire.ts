@@ -1,0 +1,202 @@
+/**
+ * The wire form of replication messages (version 1): what the `dir/drs` fabric service will
+ * carry between machines, and what the simulator's network can carry too (`wire` in a
+ * scenario's network line), so that every message a run exchanges is proven to survive
+ * serialisation with nothing shared between sender and receiver.
+ *
+ * The form is JSON. Records' parts reuse the record codec's tuples (store/record-codec.ts), so
+ * a delta on the wire reads like the records on disk. A vector travels flat: every entry once,
+ * the sender's own current entry in place of its stored one, sorted by invocation, entries
+ * reduced to `usn` and `node` (`flatVector`); the receiver gets it back as a travelling vector
+ * whose entries include the own one.
+ *
+ * `fromWire` trusts its input's shape: text from this module's own encoder, or a value a
+ * boundary decoder (io-ts, in the fabric adapter) has already checked against `WireMessage`.
+ * A shape it does not expect fails an assertion, a bug, never a peer's fault.
+ */
+import { assert } from "../assert";
+import type { ObjectDelta } from "../merge/object-delta";
+import type { ValueAtom } from "../store/record";
+import {
+  PartDecoder,
+  encodeAtom,
+  encodeExistence,
+  encodePlacement,
+  type AtomTuple,
+  type ExistenceTuple,
+  type PlacementTuple,
+} from "../store/record-codec";
+import type { ReplicationMessage, TravellingVector, VectorEntry } from "./messages";
+import { flatVector } from "./vector-parts";
+
+export const wireVersion = 1;
+
+/** invocation, usn, node */
+export type WireVectorEntry = [string, number, string];
+
+/** Every entry once, sorted by invocation; `o` names the sender's own invocation among them. */
+export interface WireVector {
+  e: WireVectorEntry[];
+  o: string;
+}
+
+/** id, existence, placement, attributes (each a name and its atoms) */
+export type WireDelta = [string, ExistenceTuple | null, PlacementTuple | null, Array<[string, AtomTuple[]]>];
+
+export interface WireHint {
+  v: 1;
+  t: "hint";
+  /** sender */
+  f: string;
+}
+
+export interface WirePull {
+  v: 1;
+  t: "pull";
+  /** request id */
+  r: number;
+  f: string;
+  /** watermark: invocation, usn, propUsn */
+  w: [string, number, number] | null;
+  /** the asker's vector */
+  u: WireVector;
+  /** objects at most per batch */
+  m: number;
+}
+
+export interface WireBatch {
+  v: 1;
+  t: "batch";
+  r: number;
+  f: string;
+  /** the source's invocation */
+  i: string;
+  /** continued: 1 when enumerated after the request's watermark */
+  c: 0 | 1;
+  d: WireDelta[];
+  /** high USN: the next watermark */
+  h: number;
+  /** more batches follow */
+  x: 0 | 1;
+  /** the source's vector, on the last batch */
+  u: WireVector | null;
+}
+
+export type WireMessage = WireHint | WirePull | WireBatch;
+
+/** The message as text (UTF-8 on a real link). */
+export function encodeMessage(msg: ReplicationMessage): string {
+  return JSON.stringify(toWire(msg));
+}
+
+/** A message from this module's own text: its shape is trusted (see the file comment). */
+export function decodeMessage(text: string): ReplicationMessage {
+  return fromWire(JSON.parse(text) as WireMessage);
+}
+
+export function toWire(msg: ReplicationMessage): WireMessage {
+  switch (msg.type) {
+    case "hint":
+      return { v: wireVersion, t: "hint", f: msg.from };
+    case "pull": {
+      const w = msg.watermark;
+      return {
+        v: wireVersion,
+        t: "pull",
+        r: msg.requestId,
+        f: msg.from,
+        w: w === null ? null : [w.invocation, w.usn, w.propUsn],
+        u: vectorToWire(msg.utd),
+        m: msg.objectsMax,
+      };
+    }
+    case "batch":
+      return {
+        v: wireVersion,
+        t: "batch",
+        r: msg.requestId,
+        f: msg.from,
+        i: msg.invocation,
+        c: msg.continued ? 1 : 0,
+        d: msg.deltas.map(deltaToWire),
+        h: msg.highUsn,
+        x: msg.more ? 1 : 0,
+        u: msg.utd === null ? null : vectorToWire(msg.utd),
+      };
+  }
+}
+
+export function fromWire(w: WireMessage): ReplicationMessage {
+  assert(w.v === wireVersion, "wire version");
+  switch (w.t) {
+    case "hint":
+      return { type: "hint", from: w.f };
+    case "pull":
+      return {
+        type: "pull",
+        requestId: w.r,
+        from: w.f,
+        watermark: w.w === null ? null : { invocation: w.w[0], usn: w.w[1], propUsn: w.w[2] },
+        utd: vectorFromWire(w.u),
+        objectsMax: w.m,
+      };
+    case "batch":
+      return {
+        type: "batch",
+        requestId: w.r,
+        from: w.f,
+        invocation: w.i,
+        continued: w.c === 1,
+        deltas: w.d.map(deltaFromWire),
+        highUsn: w.h,
+        more: w.x === 1,
+        utd: w.u === null ? null : vectorFromWire(w.u),
+      };
+  }
+}
+
+function vectorToWire(vector: TravellingVector): WireVector {
+  const flat = flatVector(vector);
+  const e: WireVectorEntry[] = [];
+  for (const inv of Object.keys(flat)) {
+    const entry = flat[inv]!;
+    e.push([inv, entry.usn, entry.node]);
+  }
+  return { e, o: vector.own[0] };
+}
+
+function vectorFromWire(w: WireVector): TravellingVector {
+  const entries: Record<string, VectorEntry> = {};
+  for (const [inv, usn, node] of w.e) {
+    assert(entries[inv] === undefined, "one wire vector entry per invocation");
+    entries[inv] = { usn, node };
+  }
+  const own = entries[w.o];
+  assert(own !== undefined, "the wire vector holds its sender's own entry");
+  return { entries, own: [w.o, own] };
+}
+
+function deltaToWire(d: ObjectDelta): WireDelta {
+  return [
+    d.id,
+    d.existence === null ? null : encodeExistence(d.existence),
+    d.placement === null ? null : encodePlacement(d.placement),
+    d.attrs.map(([name, atoms]): [string, AtomTuple[]] => [name, atoms.map(encodeAtom)]),
+  ];
+}
+
+function deltaFromWire(w: WireDelta): ObjectDelta {
+  const parts = new PartDecoder();
+  const attrs: Array<readonly [string, readonly ValueAtom[]]> = [];
+  for (const [name, atoms] of w[3]) {
+    const list: ValueAtom[] = [];
+    for (const t of atoms) list.push(parts.atom(t));
+    attrs.push([name, list]);
+  }
+  return {
+    id: w[0],
+    existence: w[1] === null ? null : parts.existence(w[1]),
+    placement: w[2] === null ? null : parts.placement(w[2]),
+    attrs,
+  };
+}
