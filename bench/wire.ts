@@ -1,0 +1,100 @@
+/**
+ * What replication messages weigh on the wire (not a test): for the fabric, which will carry
+ * them between machines. Runs a simulated workload (default: 5 nodes, chaos preset, 20
+ * writes/s, 10 simulated minutes, seed 1), takes every pull request and batch the nodes'
+ * replicators make (wrapping Replicator#pullRequest, #answer and #receive; the run is
+ * otherwise unchanged), and prints per message type: count, bytes (mean, p50, p99, max, total),
+ * and the cost of the core's encoder, the core's decoder and the fabric boundary's decoder
+ * (UTF-8 + JSON + io-ts checks + core decode) in microseconds per message.
+ * Usage: npx tsx bench/wire.ts [--minutes 10] [--rate 20] [--preset chaos] [--seed 1]
+ */
+import { Replicator } from "../core/repl/replicator";
+import type { ReplicationMessage } from "../core/repl/messages";
+import { decodeMessage, encodeMessage } from "../core/repl/wire";
+import { decodePeerMessage, encodePeerMessage } from "../adapters/fabric/peer-message";
+import { isPresetName } from "../sim/faults";
+import { presetScenario } from "../sim/scenario/swarm";
+import { runScenario } from "../sim/scenario/run-scenario";
+import { ensureSimulatorFlags } from "../sim/runtime-flags";
+
+function arg(name: string, fallback: string): string {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? (process.argv[at + 1] ?? fallback) : fallback;
+}
+
+ensureSimulatorFlags("one-run");
+const minutes = Number(arg("--minutes", "10"));
+const rate = Number(arg("--rate", "20"));
+const seed = Number(arg("--seed", "1"));
+const preset = arg("--preset", "chaos");
+if (!isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
+if (!(minutes > 0) || !(rate >= 0) || !Number.isSafeInteger(seed)) {
+  throw new Error("usage: wire.ts [--minutes M > 0] [--rate W >= 0] [--preset NAME] [--seed N]");
+}
+
+interface Tally {
+  sizes: number[];
+  encodeMs: number;
+  decodeMs: number;
+  boundaryMs: number;
+}
+const tallies = new Map<string, Tally>();
+
+function weigh(msg: ReplicationMessage): void {
+  const kind = msg.type === "batch" ? (msg.deltas.length > 0 ? "batch with deltas" : "empty batch") : msg.type;
+  let t = tallies.get(kind);
+  if (t === undefined) {
+    t = { sizes: [], encodeMs: 0, decodeMs: 0, boundaryMs: 0 };
+    tallies.set(kind, t);
+  }
+  let started = performance.now();
+  const text = encodeMessage(msg);
+  t.encodeMs += performance.now() - started;
+  const bytes = encodePeerMessage(text);
+  started = performance.now();
+  decodeMessage(text);
+  t.decodeMs += performance.now() - started;
+  started = performance.now();
+  const got = decodePeerMessage(bytes);
+  t.boundaryMs += performance.now() - started;
+  if (!got.ok) throw new Error(`the boundary refused a node's own message: ${got.reason}`);
+  t.sizes.push(bytes.byteLength);
+}
+
+const pullRequest = Replicator.prototype.pullRequest;
+Replicator.prototype.pullRequest = function (this: Replicator, ...args: Parameters<Replicator["pullRequest"]>) {
+  const out = pullRequest.apply(this, args);
+  if (out !== null) weigh(out);
+  return out;
+};
+const answer = Replicator.prototype.answer;
+Replicator.prototype.answer = function (this: Replicator, ...args: Parameters<Replicator["answer"]>) {
+  const out = answer.apply(this, args);
+  weigh(out);
+  return out;
+};
+const receive = Replicator.prototype.receive;
+Replicator.prototype.receive = function (this: Replicator, ...args: Parameters<Replicator["receive"]>) {
+  const out = receive.apply(this, args);
+  if (out !== null) weigh(out);
+  return out;
+};
+
+const s = presetScenario({ preset, nodes: 5, rate, safetyMs: minutes * 60_000 });
+const r = runScenario(s, { seed });
+console.log(
+  `${preset}, 5 nodes, ${rate} writes/s, ${minutes} simulated min, seed ${seed}: ${r.pass ? "PASS" : "FAIL"}; ` +
+    `pull requests and batches made by the replicators (hints are {"v":1,"t":"hint","f":GUID}, 61 bytes):`,
+);
+const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+for (const [kind, t] of [...tallies].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  const sorted = [...t.sizes].sort((a, b) => a - b);
+  const total = sorted.reduce((a, b) => a + b, 0);
+  const n = sorted.length;
+  const us = (ms: number) => ((ms / n) * 1000).toFixed(1);
+  console.log(
+    `  ${kind}: ${n} messages, bytes mean ${Math.round(total / n)} p50 ${pct(sorted, 0.5)} p99 ${pct(sorted, 0.99)} ` +
+      `max ${sorted[n - 1] ?? 0}, ${(total / 1e6).toFixed(1)} MB in all; µs per message: encode ${us(t.encodeMs)}, ` +
+      `core decode ${us(t.decodeMs)}, boundary decode ${us(t.boundaryMs)}`,
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * fast-check generators of replication messages as senders make them (every field of every
+ * message type; deltas with lives, meta, absent atoms and missing parts; vectors whose stored
+ * entries carry fields of their own). Shared by the wire form's tests in core and adapters.
+ */
+import fc from "fast-check";
+import type { ObjectDelta } from "../../core/merge/object-delta";
+import type { PullBatch, PullRequest, ReplicationMessage, TravellingVector } from "../../core/repl/messages";
+import type { Existence, Placement, ValueAtom } from "../../core/store/record";
+import type { Stamp } from "../../core/store/stamp";
+
+export const guidArb = fc.uuid({ version: 4 });
+export const usnArb = fc.nat({ max: 2 ** 40 });
+
+export const stampArb: fc.Arbitrary<Stamp> = fc
+  .record({
+    version: fc.integer({ min: 1, max: 9 }),
+    atMs: fc.nat({ max: 2 ** 45 }),
+    origin: guidArb,
+    certInvocation: guidArb,
+    sameInvocation: fc.boolean(),
+    certUsn: usnArb,
+    localUsn: usnArb,
+  })
+  .map((r) => ({
+    version: r.version,
+    atMs: r.atMs,
+    origin: r.origin,
+    cert: { invocation: r.sameInvocation ? r.origin : r.certInvocation, usn: r.certUsn },
+    localUsn: r.localUsn,
+  }));
+
+export const metaArb = fc.option(
+  fc.dictionary(fc.constantFrom("role", "since", "note"), fc.array(fc.string(), { maxLength: 2 }), { maxKeys: 2 }),
+  { nil: null },
+);
+
+export const atomArb: fc.Arbitrary<ValueAtom> = fc
+  .record({
+    key: fc.option(fc.string({ maxLength: 8 }), { nil: null }),
+    present: fc.boolean(),
+    value: fc.string({ maxLength: 12 }),
+    meta: metaArb,
+    stamp: stampArb,
+    life: fc.option(fc.integer({ min: 2, max: 7 }), { nil: null }),
+  })
+  .map((r) => ({
+    key: r.key,
+    present: r.present,
+    value: r.present ? r.value : null,
+    meta: r.present ? r.meta : null,
+    stamp: r.stamp,
+    ...(r.life === null ? {} : { life: r.life }),
+  }));
+
+export const existenceArb: fc.Arbitrary<Existence> = fc.record({
+  stage: fc.constantFrom("alive", "deleted", "shredded"),
+  classId: guidArb,
+  className: fc.constantFrom("user", "group", "organizationalUnit"),
+  system: fc.boolean(),
+  deleteRoot: fc.option(guidArb, { nil: null }),
+  stamp: stampArb,
+});
+
+export const placementArb: fc.Arbitrary<Placement> = fc.record({
+  parent: fc.option(guidArb, { nil: null }),
+  name: fc.string({ maxLength: 20 }),
+  stamp: stampArb,
+});
+
+export const deltaArb: fc.Arbitrary<ObjectDelta> = fc.record({
+  id: guidArb,
+  existence: fc.option(existenceArb, { nil: null }),
+  placement: fc.option(placementArb, { nil: null }),
+  attrs: fc.uniqueArray(
+    fc.tuple(fc.constantFrom("description", "member", "mail", "cn"), fc.array(atomArb, { maxLength: 3 })),
+    { selector: ([name]) => name, maxLength: 3 },
+  ),
+});
+
+/** A vector as senders make them: stored entries (extra fields of their own) and the own one. */
+export const vectorArb: fc.Arbitrary<TravellingVector> = fc
+  .record({
+    stored: fc.uniqueArray(fc.tuple(guidArb, usnArb, guidArb, fc.nat()), { selector: ([inv]) => inv, maxLength: 6 }),
+    own: fc.tuple(guidArb, usnArb, guidArb),
+    ownStored: fc.boolean(),
+    ownStoredUsn: usnArb,
+  })
+  .map(({ stored, own, ownStored, ownStoredUsn }) => {
+    const entries: Record<string, { usn: number; node: string; syncedAtMs: number }> = {};
+    for (const [inv, usn, node, syncedAtMs] of stored) entries[inv] = { usn, node, syncedAtMs };
+    // The stored vector may hold an older entry of the sender's own invocation.
+    if (ownStored) entries[own[0]] = { usn: ownStoredUsn, node: own[2], syncedAtMs: 0 };
+    return { entries, own: [own[0], { usn: own[1], node: own[2] }] as const };
+  });
+
+export const pullArb: fc.Arbitrary<PullRequest> = fc.record({
+  type: fc.constant("pull" as const),
+  requestId: fc.nat(),
+  from: guidArb,
+  watermark: fc.option(fc.record({ invocation: guidArb, usn: usnArb, propUsn: usnArb }), { nil: null }),
+  utd: vectorArb,
+  objectsMax: fc.integer({ min: 1, max: 1000 }),
+});
+
+export const batchArb: fc.Arbitrary<PullBatch> = fc.record({
+  type: fc.constant("batch" as const),
+  requestId: fc.nat(),
+  from: guidArb,
+  invocation: guidArb,
+  continued: fc.boolean(),
+  deltas: fc.array(deltaArb, { maxLength: 4 }),
+  highUsn: usnArb,
+  more: fc.boolean(),
+  utd: fc.option(vectorArb, { nil: null }),
+});
+
+export const messageArb: fc.Arbitrary<ReplicationMessage> = fc.oneof(
+  pullArb,
+  batchArb,
+  fc.record({ type: fc.constant("hint" as const), from: guidArb }),
+);
+
