@@ -13,7 +13,8 @@ import { useNativeUtf8Range } from "../../core/wal/utf8-range";
 import { useNativeUtf8Write } from "../../core/wal/utf8-write";
 import { nodeUtf8Slice } from "./node-utf8-slice";
 import { nodeUtf8Write } from "./node-utf8-write";
-import { answerWaitMs, smoothRoundTrip } from "./answer-wait";
+import { PullSchedule, defaultReplicationTiming } from "../../core/repl/pull-schedule";
+import type { ReplicationTiming, ScheduleShell } from "../../core/repl/pull-schedule";
 import { KvStore } from "../../core/wal/kv-store";
 import { VerifiedRecords } from "../../core/wal/verified-records";
 import type { NodeContext, SimNodeHost } from "../world";
@@ -24,13 +25,7 @@ import { runOp } from "./run-op";
 import { Labels, runScriptOp } from "./run-script-op";
 
 /** Replication timing of the simulated nodes (virtual ms of the node's mono clock). */
-export interface ReplicationTiming {
-  readonly pullEveryMs: number;
-  readonly pullJitterMs: number;
-  readonly hintDelayMs: number;
-  readonly pullTimeoutMs: number;
-  readonly objectsPerBatch: number;
-}
+export type { ReplicationTiming };
 
 // The simulated nodes checksum every WAL append, replay and rebuild: zlib's CRC-32 is the same
 // function, ~3x faster than core's portable one (checked against it when installed). Node has
@@ -65,13 +60,8 @@ export const simRotateBytes = 4 * 1024 * 1024;
  */
 const rotateAfterErasureMs = 30_000;
 
-export const defaultTiming: ReplicationTiming = {
-  pullEveryMs: 5_000,
-  pullJitterMs: 1_000,
-  hintDelayMs: 200,
-  pullTimeoutMs: 10_000,
-  objectsPerBatch: 50,
-};
+/** The simulated nodes' replication timing unless a scenario says otherwise: the core's defaults. */
+export const defaultTiming: ReplicationTiming = defaultReplicationTiming;
 
 /** Where sim ids meet node GUIDs (the simulator's stand-in for fabric discovery). */
 export class Registry {
@@ -120,8 +110,9 @@ export interface HostOptions {
  */
 export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryOp> {
   node: DirectoryNode | null = null;
-  /** Scripted: while true, timers fire but this node starts no pull (replication paused). */
-  pullsPaused = false;
+  /** The node's replication schedule (core/repl/pull-schedule.ts), made anew at each boot. */
+  private schedule: PullSchedule | null = null;
+  private paused = false;
   /** Set whenever the node was seen rollback-latched after an event (for expectations). */
   latchSeen = false;
   /** Boots that recovered a disk (each re-mints the invocation once). */
@@ -140,13 +131,8 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
   private rotationArmed = false;
   private wasLatched = false;
   private store: KvStore | null = null;
-  private pullStartedMono = new Map<string, number>();
-  /** Smoothed round trip of a pull request to each peer (mono ms; RFC 6298's 1/8 gain). */
-  private roundTripMono = new Map<string, number>();
   /** True time at which the pull cycle under way from each peer started. */
   private cycleStartedTrue = new Map<string, number>();
-  /** Mono time at which each peer's pull timer is due. */
-  private pullDueMono = new Map<string, number>();
   private readonly labels: Labels;
   private readonly hooks: HostHooks;
   private readonly picks: PickIndex;
@@ -179,13 +165,21 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     this.boot(ctx);
   }
 
+  /** Scripted: while true, timers fire but this node starts no pull (replication paused). */
+  get pullsPaused(): boolean {
+    return this.paused;
+  }
+
+  set pullsPaused(paused: boolean) {
+    this.paused = paused;
+    if (this.schedule !== null) this.schedule.paused = paused;
+  }
+
   onCrash(): void {
     this.node = null;
     this.store = null;
-    this.pullStartedMono.clear();
-    this.roundTripMono.clear();
+    this.schedule = null;
     this.cycleStartedTrue.clear();
-    this.pullDueMono.clear();
     this.rotationArmed = false;
     this.wasLatched = false;
   }
@@ -204,66 +198,11 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       if (store.erasureDebt > 0) this.armErasure(ctx);
       return;
     }
-    const answer = name.startsWith("answer:");
-    if (!answer && !name.startsWith("pull:")) return;
-    const peer = name.slice(answer ? "answer:".length : "pull:".length);
-    // The pull timer keeps its period; an overdue answer only asks again (answer-wait.ts).
-    if (!answer) this.armPull(ctx, peer, this.options.timing.pullEveryMs);
-    const peerGuid = this.options.registry.nodeIdOf.get(peer);
-    if (peerGuid === undefined || this.pullsPaused) return;
-    const started = this.pullStartedMono.get(peer);
-    if (node.replicator.isPulling(peerGuid)) {
-      if (started !== undefined && ctx.monoMs() - started < this.answerWaitMs(peer)) return;
-      node.replicator.abandon(peerGuid);
-      ctx.trace("pull-timeout", peer);
-    } else if (answer) {
-      return;
-    }
-    const req = node.replicator.pullRequest(
-      peerGuid,
-      ctx.wallMs(),
-      this.options.timing.objectsPerBatch,
-    );
-    this.persist(ctx);
-    if (req === null) {
-      ctx.trace("pull-refused", peer);
-      this.hooks.onPullRefused?.(this.options.simId, peer);
-      return;
-    }
-    this.pullStartedMono.set(peer, ctx.monoMs());
-    this.cycleStartedTrue.set(peer, this.options.trueMs());
-    ctx.send(peer, req);
-    ctx.setTimer(`answer:${peer}`, this.answerWaitMs(peer));
+    this.schedule?.onTimer(name);
   }
 
-  /** How long a request to `peer` waits for its answer (answer-wait.ts). */
-  private answerWaitMs(peer: string): number {
-    return answerWaitMs(this.roundTripMono.get(peer), this.options.timing.pullTimeoutMs);
-  }
-
-  private noteRoundTrip(ctx: NodeContext<ReplicationMessage>, peer: string): void {
-    const started = this.pullStartedMono.get(peer);
-    if (started === undefined) return;
-    this.roundTripMono.set(peer, smoothRoundTrip(this.roundTripMono.get(peer), ctx.monoMs() - started));
-  }
-
-  onMessage(ctx: NodeContext<ReplicationMessage>, from: string, msg: ReplicationMessage): void {
-    const node = this.node;
-    if (node === null) return;
-    switch (msg.type) {
-      case "pull": {
-        const batch = node.replicator.answer(msg, ctx.wallMs());
-        this.persist(ctx);
-        this.noteLatch(ctx, node);
-        ctx.send(from, batch);
-        return;
-      }
-      case "batch":
-        return this.onBatch(ctx, node, from, msg);
-      case "hint":
-        this.armPull(ctx, from, this.options.timing.hintDelayMs, true);
-        return;
-    }
+  onMessage(_ctx: NodeContext<ReplicationMessage>, from: string, msg: ReplicationMessage): void {
+    this.schedule?.onMessage(from, msg);
   }
 
   onInput(ctx: NodeContext<ReplicationMessage>, op: DirectoryOp): void {
@@ -295,31 +234,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     if (kind === "gc") return;
     // Acknowledged only now that the batch is durable: record what the client was promised.
     for (const record of written) this.ackAtoms(ctx, record, usnBefore);
-    for (const peer of this.options.peers) ctx.send(peer, { type: "hint", from: node.dir.nodeId });
-  }
-
-  private onBatch(
-    ctx: NodeContext<ReplicationMessage>,
-    node: DirectoryNode,
-    from: string,
-    msg: Extract<ReplicationMessage, { type: "batch" }>,
-  ): void {
-    // The answer to a request asked again, or to a cycle abandoned: receive ignores it.
-    if (!node.replicator.answersInFlight(msg)) return ctx.trace("stale-batch", from);
-    this.noteRoundTrip(ctx, from);
-    const next = node.replicator.receive(msg, ctx.wallMs());
-    this.persist(ctx);
-    this.noteLatch(ctx, node);
-    if (next !== null) {
-      this.pullStartedMono.set(from, ctx.monoMs());
-      ctx.send(from, next);
-      ctx.setTimer(`answer:${from}`, this.answerWaitMs(from));
-      return;
-    }
-    ctx.cancelTimer(`answer:${from}`);
-    assert(!node.replicator.isPulling(msg.from), "an answer with no next request completed its cycle");
-    ctx.trace("pull-done", `${from} usn=${node.dir.usn}`);
-    this.hooks.onPullDone?.(this.options.simId, from, this.cycleStartedTrue.get(from) ?? 0);
+    this.schedule?.hintPartners();
   }
 
   /** Traces latch changes (they matter when reading a timeline) and remembers a latch. */
@@ -378,29 +293,34 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       "boot",
       `${booted === null ? "fresh" : "recovered"} node=${this.node.dir.nodeId.slice(0, 8)} usn=${this.node.dir.usn}`,
     );
-    for (const peer of this.options.peers) {
-      this.armPull(ctx, peer, ctx.prng.int(0, this.options.timing.pullJitterMs));
-    }
+    this.schedule = new PullSchedule(this.node, this.options.peers, this.options.timing, this.shellOf(ctx), {
+      cycleStarted: (peer) => this.cycleStartedTrue.set(peer, this.options.trueMs()),
+      cycleCompleted: (peer) => this.hooks.onPullDone?.(this.options.simId, peer, this.cycleStartedTrue.get(peer) ?? 0),
+      pullRefused: (peer) => this.hooks.onPullRefused?.(this.options.simId, peer),
+    });
+    this.schedule.paused = this.paused;
+    this.schedule.start();
     const gcEvery = this.options.gcEveryMs ?? null;
     if (gcEvery !== null) ctx.setTimer("gc", gcEvery);
   }
 
-  /**
-   * (Re)arms the pull timer of `peer`. A hint only ever brings the pull forward: were it to
-   * re-arm a later time, a steady stream of hints would postpone the pull indefinitely.
-   */
-  private armPull(
-    ctx: NodeContext<ReplicationMessage>,
-    peer: string,
-    afterMs: number,
-    hint = false,
-  ): void {
-    const jitter = ctx.prng.int(0, this.options.timing.pullJitterMs);
-    const dueMs = ctx.monoMs() + afterMs + jitter;
-    const armed = this.pullDueMono.get(peer);
-    if (hint && armed !== undefined && armed <= dueMs) return;
-    this.pullDueMono.set(peer, dueMs);
-    ctx.setTimer(`pull:${peer}`, afterMs + jitter);
+  /** The schedule's way to this node's context (one per boot: a crash ends both). */
+  private shellOf(ctx: NodeContext<ReplicationMessage>): ScheduleShell {
+    const registry = this.options.registry;
+    return {
+      monoMs: () => ctx.monoMs(),
+      wallMs: () => ctx.wallMs(),
+      jitterMs: (maxMs) => ctx.prng.int(0, maxMs),
+      setTimer: (name, afterMs) => ctx.setTimer(name, afterMs),
+      cancelTimer: (name) => ctx.cancelTimer(name),
+      send: (peer, msg) => ctx.send(peer, msg),
+      persist: () => void this.persist(ctx),
+      afterReceive: () => {
+        if (this.node !== null) this.noteLatch(ctx, this.node);
+      },
+      trace: (event, detail) => ctx.trace(event, detail),
+      nodeIdOf: (peer) => registry.nodeIdOf.get(peer),
+    };
   }
 
   /**
