@@ -130,6 +130,10 @@ describe("a peer's message at the fabric boundary", () => {
     expect(refusal(bytesOf(shortStamp))).toBe("malformed message (d.0.2.2: stamp must be an array of 6)");
     const badStage = replaced(batch, ["d", 0, 1, 0], "gone");
     expect(refusal(bytesOf(badStage))).toMatch(/^malformed message \(d\.0\.1\.0: expected "alive" \| "deleted" \| "shredded", got "gone"\)$/u);
+    const protoMeta = encodePeerMessage(
+      JSON.stringify(batch).replace('[null,1,"x",null,', '[null,1,"x",{"__proto__":["y"]},'),
+    );
+    expect(refusal(protoMeta)).toMatch(/^malformed message \(d\.0\.3\.0\.1\.0\.3: expected meta without __proto__/u);
     const badLife = replaced(batch, ["d", 0, 3, 0, 1, 0], [null, 1, "x", null, stamp, 1]);
     expect(refusal(bytesOf(badLife))).toMatch(/^malformed message \(d\.0\.3\.0\.1\.0(\.5)?: /u);
   });

@@ -94,7 +94,14 @@ function tupleOf<T extends unknown[]>(name: string, parts: readonly t.Mixed[]): 
 
 const NullableString = t.union([t.string, t.null]);
 const Stamp = tupleOf<StampTuple>("stamp", [t.refinement(Count, (n) => n >= 1, "version >= 1"), Instant, Guid, Guid, Count, Count]);
-const Meta = t.union([t.null, t.record(t.string, t.array(t.string))]);
+/**
+ * Meta of an atom: keys are attribute names (SPEC's legalMeta), never `__proto__`, which a later
+ * assignment by key would turn into a prototype change (JSON.parse itself keeps it an own key).
+ */
+const Meta = t.union([
+  t.null,
+  t.refinement(t.record(t.string, t.array(t.string)), (m) => !Object.hasOwn(m, "__proto__"), "meta without __proto__"),
+]);
 const AtomLife = t.refinement(Count, (n) => n > 1, "life > 1");
 const atomParts = [NullableString, Flag, NullableString, Meta, Stamp];
 const Atom = t.union([tupleOf<AtomTuple>("atom", atomParts), tupleOf<AtomTuple>("atom with a life", [...atomParts, AtomLife])]);
@@ -204,15 +211,17 @@ function refuse(reason: string): PeerMessage {
 function reasonOf(errors: t.Errors): string {
   const lines = new Set<string>();
   const deepest = Math.max(...errors.map((e) => e.context.length));
-  for (const error of errors) {
-    if (error.context.length < deepest) continue;
+  const expected = (e: t.ValidationError) => e.context[e.context.length - 1]?.type.name;
+  // "expected null" is only ever the other member of an optional part: news only alone.
+  const told = errors.filter((e) => e.context.length === deepest);
+  const news = told.some((e) => expected(e) !== "null") ? told.filter((e) => expected(e) !== "null") : told;
+  for (const error of news) {
     const keys: string[] = [];
     for (let i = 1; i < error.context.length; i++) {
       if (error.context[i - 1]?.type instanceof t.UnionType) continue;
       keys.push(error.context[i]?.key ?? "?");
     }
-    const last = error.context[error.context.length - 1];
-    const what = error.message ?? `expected ${last?.type.name ?? "another value"}, got ${JSON.stringify(error.value) ?? "nothing"}`;
+    const what = error.message ?? `expected ${expected(error) ?? "another value"}, got ${JSON.stringify(error.value) ?? "nothing"}`;
     lines.add(`${keys.length === 0 ? "message" : keys.join(".")}: ${what}`);
     if (lines.size >= 2) break;
   }
