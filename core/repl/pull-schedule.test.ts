@@ -177,6 +177,21 @@ describe("the replication schedule", () => {
     expect(unknown.onTimer("gc")).toBe(false);
   });
 
+  it("sends nothing when persisting fails: a node with dead storage neither answers nor pulls", () => {
+    const p = pair();
+    p.shellA.persist = () => {
+      throw new Error("storage dead");
+    };
+    p.schedB.start();
+    p.schedB.onTimer("pull:a");
+    const [req] = p.shellB.take();
+    expect(() => p.schedA.onMessage("b", req!.msg)).toThrow("storage dead");
+    expect(p.shellA.take()).toEqual([]);
+    const pulls = new PullSchedule(p.a, ["b"], timing, p.shellA);
+    expect(() => pulls.onTimer("pull:b")).toThrow("storage dead");
+    expect(p.shellA.take()).toEqual([]);
+  });
+
   it("hints every partner after a write", () => {
     const p = pair();
     const three = new PullSchedule(p.a, ["b", "c", "d"], timing, p.shellA);

@@ -57,7 +57,12 @@ export interface ScheduleShell {
   setTimer(name: string, afterMs: number): void;
   cancelTimer(name: string): void;
   send(partner: string, msg: ReplicationMessage): void;
-  /** Makes the node's changes durable (called before anything that depends on them goes out). */
+  /**
+   * Makes the node's changes durable; called before anything that depends on them goes out.
+   * Must throw when the node's storage is dead, even with nothing to persist: the schedule then
+   * sends nothing, so a node that cannot persist neither answers, pulls nor hints until its
+   * restart (its memory may hold a write whose commit failed, an outcome nobody knows).
+   */
   persist(): void;
   /** After persisting what a partner's message changed: the node may have latched or healed a rollback. */
   afterReceive?(): void;
