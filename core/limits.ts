@@ -16,6 +16,14 @@ export const limits = {
   journalRecordsMax: 1000,
   restoreWindowDefaultS: 30 * 24 * 3600,
   purgeHorizonDefaultS: 180 * 24 * 3600,
+  /**
+   * A pull batch stops taking objects once their values come to this many bytes (estimated:
+   * UTF-16 code units of values, meta and names, plus a fixed share per atom and object), as
+   * well as at the destination's object count: 50 objects each holding megabytes of values would
+   * otherwise make one message of hundreds of megabytes. A batch always takes at least one
+   * object, so a single larger object still replicates (in a batch of its own).
+   */
+  batchBytesTarget: 4 * 1024 * 1024,
   /** Request bodies: admits one 1 MiB value JSON-escaped plus envelope. */
   requestBodyBytesMax: 8 * 1024 * 1024,
 } as const;

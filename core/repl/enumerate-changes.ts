@@ -3,6 +3,7 @@ import type { ObjectDelta } from "../merge/object-delta";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import type { PullBatch, PullRequest, TravellingVector } from "./messages";
 import { assert } from "../assert";
+import { limits } from "../limits";
 import { stampSummary, summarySendsNothing, wanted, type StampSummary } from "./dampening";
 import type { RetiredInvocation } from "./replication-state";
 
@@ -30,12 +31,13 @@ export function enumerateChanges(
   const log = dir.store.changeLog();
   const deltas: ObjectDelta[] = [];
   let taken = 0;
+  let bytes = 0;
   let lastUsn = fromUsn;
   let more = false;
   for (let at = log.positionAfter(fromUsn); at < log.length; at++) {
     const id = log.idAt(at);
     if (id === null) continue;
-    if (taken === limit) {
+    if (taken === limit || bytes >= bytesTarget) {
       more = true;
       break;
     }
@@ -55,7 +57,10 @@ export function enumerateChanges(
     record ??= dir.get(id);
     assert(record !== undefined, `record ${id} of the change log is in the store`);
     const delta = deltaOf(record, propUsn, req.utd);
-    if (delta !== null) deltas.push(delta);
+    if (delta !== null) {
+      deltas.push(delta);
+      bytes += deltaBytes(delta);
+    }
   }
   const highUsn = more ? lastUsn : Math.max(fromUsn, dir.usn);
   return {
@@ -106,6 +111,35 @@ function resumePoint(
   // min(usn, held) as before.
   return Math.min(held, watermark.propUsn);
 }
+
+/**
+ * A delta's size on the wire, estimated (limits.batchBytesTarget): its values, meta and names
+ * in UTF-16 code units (ASCII text encodes to as many bytes; the estimate only has to tell a
+ * batch of large values from one of small ones) and a fixed share per atom and object for
+ * stamps, GUIDs and punctuation.
+ */
+export function deltaBytes(delta: ObjectDelta): number {
+  let n = objectOverheadBytes + (delta.placement?.name.length ?? 0);
+  for (const [name, atoms] of delta.attrs) {
+    n += name.length;
+    for (const atom of atoms) {
+      n += atomOverheadBytes + (atom.value?.length ?? 0) + (atom.key?.length ?? 0);
+      if (atom.meta !== null) {
+        for (const key of Object.keys(atom.meta)) {
+          n += key.length;
+          for (const v of atom.meta[key] ?? []) n += v.length + 3;
+        }
+      }
+    }
+  }
+  return n;
+}
+
+/** Estimated bytes of one atom beyond its text (stamp tuple: two GUIDs and four numbers). */
+const atomOverheadBytes = 120;
+/** Estimated bytes of one object beyond its atoms (id, existence, placement tuples). */
+const objectOverheadBytes = 400;
+const bytesTarget = limits.batchBytesTarget;
 
 function deltaOf(record: ObjectRecord, fromUsn: number, utd: TravellingVector): ObjectDelta | null {
   const existence = wanted(record.existence.stamp, fromUsn, utd) ? record.existence : null;
