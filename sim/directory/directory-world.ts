@@ -10,7 +10,7 @@ import { DirectoryHost, Registry, defaultTiming } from "./directory-host";
 import type { HostHooks, ReplicationTiming } from "./directory-host";
 import { Ledger } from "./ledger";
 import { Labels } from "./run-script-op";
-import type { Contention, OpMix } from "./workload";
+import type { Contention, LargeValues, OpMix } from "./workload";
 import { directoryWorkload } from "./workload";
 import { mesh, neighbours, type Topology } from "../scenario/topology";
 
@@ -22,6 +22,8 @@ export interface DirectoryWorldOptions {
   readonly mix?: OpMix;
   /** Ops aimed at a few objects (workload.ts `Contention`); default none. */
   readonly contention?: Contention | null;
+  /** A share of `describe` ops writes large values (workload.ts `LargeValues`); default none. */
+  readonly largeValues?: LargeValues | null;
   readonly timing?: ReplicationTiming;
   readonly keepTrace?: boolean;
   readonly traceRingLines?: number;
@@ -89,6 +91,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
             writesPerSecond: options.writesPerSecond,
             ...(options.mix ? { mix: options.mix } : {}),
             contention: options.contention ?? null,
+            largeValues: options.largeValues ?? null,
           }),
         }
       : {}),

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { Prng } from "../prng";
 import type { DirectoryOp } from "./directory-op";
-import { directoryWorkload } from "./workload";
+import { directoryWorkload, type LargeValues } from "./workload";
 
 const nodes = ["n1", "n2", "n3"];
 
@@ -50,5 +50,36 @@ describe("the workload's contention", () => {
     expect(hot.map(strip)).toEqual(plain.map(strip));
     // And a workload without contention is the one scenarios always had: same stream, same ops.
     expect(draw(null, 50)).toEqual(plain.slice(0, 50));
+  });
+});
+
+describe("the workload's large values", () => {
+  function drawLarge(largeValues: LargeValues | null, count: number): DirectoryOp[] {
+    const workload = directoryWorkload({ nodes, writesPerSecond: 5, largeValues });
+    const prng = new Prng("workload-test");
+    return Array.from({ length: count }, () => workload.next(prng, 0)!.input);
+  }
+
+  it("gives about the given share of describe ops values of the given sizes, and changes nothing else", () => {
+    const plain = drawLarge(null, 4000);
+    const large = drawLarge({ share: 0.5, minBytes: 1000, maxBytes: 100_000 }, 4000);
+    expect(draw(null, 4000)).toEqual(plain);
+    const describes = large.flatMap((op, i) => (op.kind === "describe" && op.values.length > 0 ? [[op, plain[i]!] as const] : []));
+    const grown = describes.filter(([op, was]) => op.kind === "describe" && was.kind === "describe" && op.values[0] !== was.values[0]);
+    expect(grown.length / describes.length).toBeGreaterThan(0.42);
+    expect(grown.length / describes.length).toBeLessThan(0.58);
+    for (const [op, was] of grown) {
+      if (op.kind !== "describe" || was.kind !== "describe") continue;
+      op.values.forEach((v, k) => {
+        // The small value it replaces starts it (so values stay distinct as they were), in lowercase.
+        expect(v.startsWith(`${was.values[k]}-`)).toBe(true);
+        expect(v.length).toBeGreaterThanOrEqual(1000);
+        expect(v.length).toBeLessThanOrEqual(100_000);
+        expect(v).toBe(v.toLowerCase());
+      });
+    }
+    // Every other op, and every arrival's node and time, is the one drawn without the knob.
+    const strip = (op: DirectoryOp): unknown => (op.kind === "describe" ? { ...op, values: op.values.length } : op);
+    expect(large.map(strip)).toEqual(plain.map(strip));
   });
 });

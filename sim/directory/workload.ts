@@ -46,28 +46,57 @@ export interface Contention {
   readonly objects: number;
 }
 
+/**
+ * Large values: that share of `describe` ops writes values of `minBytes`-`maxBytes` (drawn
+ * log-uniformly, SPEC's largest is 1 MiB) instead of a few bytes, so that whole records of
+ * megabytes go through logs that rotate at 4 MiB, snapshots, erasures, and pull batches bounded
+ * in bytes (limits.batchBytesTarget). Drawn from its own stream (the workload stream's fork
+ * `large`), so without it every op is what it was.
+ */
+export interface LargeValues {
+  readonly share: number;
+  readonly minBytes: number;
+  readonly maxBytes: number;
+}
+
 /** Random client ops at a mean rate across the given nodes (exponential gaps). */
 export function directoryWorkload(options: {
   readonly nodes: readonly string[];
   readonly writesPerSecond: number;
   readonly mix?: OpMix;
   readonly contention?: Contention | null;
+  readonly largeValues?: LargeValues | null;
 }): Workload<DirectoryOp> {
   const mix = options.mix ?? defaultMix;
   const kinds = (Object.keys(mix) as DirectoryOpKind[]).sort().filter((k) => (mix[k] ?? 0) > 0);
   const total = kinds.reduce((s, k) => s + (mix[k] ?? 0), 0);
   const meanGapMs = 1000 / Math.max(options.writesPerSecond, 1e-6);
   const contention = options.contention ?? null;
+  const large = options.largeValues ?? null;
   let hot: Prng | null = null;
+  let big: Prng | null = null;
   return {
     next(prng: Prng) {
-      const arrival = nextArrival(prng);
+      const arrival = withLargeValues(nextArrival(prng), prng);
       if (contention === null) return arrival;
       hot ??= prng.fork("hot");
       if (!hot.chance(contention.share)) return arrival;
       return { ...arrival, input: aimAtHot(arrival.input, hot, contention.objects) };
     },
   };
+
+  function withLargeValues<A extends { readonly input: DirectoryOp }>(arrival: A, prng: Prng): A {
+    const op = arrival.input;
+    if (large === null || op.kind !== "describe" || op.values.length === 0) return arrival;
+    big ??= prng.fork("large");
+    if (!big.chance(large.share)) return arrival;
+    const stream = big;
+    const bytes = (): number =>
+      Math.round(Math.exp(stream.range(Math.log(large.minBytes), Math.log(large.maxBytes))));
+    // Lowercase filler: the caseless key of a value is the value itself.
+    const values = op.values.map((v) => `${v}-`.padEnd(Math.max(bytes(), v.length + 1), "abcdefghij"));
+    return { ...arrival, input: { ...op, values } };
+  }
 
   function nextArrival(prng: Prng): { afterMs: number; node: string; input: DirectoryOp } {
     let roll = prng.float() * total;

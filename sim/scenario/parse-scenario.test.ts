@@ -116,6 +116,14 @@ describe("scenario files", () => {
       expect(printScenario(x)).toMatch(/^contention share=(0\.2|0\.5|0\.9) objects=(2|5|20)$/mu);
       expect(parseScenario(printScenario(x)).contention).toEqual(x.contention);
     }
+    // One seed in eight writes some large values, printed as `large-values ...`.
+    const bigValues = [...Array(200).keys()].map((i) => swarmScenario(i + 1)).filter((x) => x.largeValues !== null);
+    expect(bigValues.length).toBeGreaterThanOrEqual(12);
+    expect(bigValues.length).toBeLessThanOrEqual(40);
+    for (const x of bigValues) {
+      expect(printScenario(x)).toMatch(/^large-values share=(0\.02|0\.05|0\.2) bytes=100\.\.(16384|131072|1048576)$/mu);
+      expect(parseScenario(printScenario(x)).largeValues).toEqual(x.largeValues);
+    }
     // A purge horizon only where an atom crosses the replication graph well within it (swarm
     // seed 8726: a line of 6 pulling every 20-40 s purged a tombstone upstream before it
     // reached the far end): diameter x (a hop's worst case) <= maxTimeApart; on skewed clocks
@@ -267,6 +275,9 @@ describe("refusals name the line", () => {
     [`${header}at 5s disk-error n1\n`, /line 5: disk-error needs after=N/],
     [`${header}at 5s disk-error n1 after=2 torn\n`, /line 5: unknown option torn/],
     [`${header}contention share=0.5\n`, /line 5: contention takes share=P objects=N/],
+    [`${header}large-values share=0.5\n`, /line 5: large-values share=P bytes=MIN..MAX/],
+    [`${header}large-values share=0.5 bytes=10..2000000\n`, /line 5: expected an integer in 10..1048576, got 2000000/],
+    [`${header}large-values share=0.5 bytes=10..20 size=3\n`, /line 5: bad large-values entry size=3/],
     [`${header}contention share=2 objects=3\n`, /line 5: contention share is a probability, not 2/],
     [`${header}contention share=0.5 objects=3 heat=9\n`, /line 5: bad contention entry heat=9/],
     [`${header}topology torus\n`, /line 5: topology takes mesh, ring, line, star or sparse <seed>, not torus/],

@@ -1,6 +1,7 @@
+import { limits } from "../../core/limits";
 import type { ReplicationTiming } from "../directory/directory-host";
 import type { DirectoryOpKind } from "../directory/directory-op";
-import type { Contention, OpMix } from "../directory/workload";
+import type { Contention, LargeValues, OpMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { isPresetName, presetFaults } from "../faults";
 import { applyFaultLine, isFaultClass } from "./fault-lines";
@@ -126,6 +127,9 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
     case "contention":
       d.contention = parseContention(args, line);
       return;
+    case "large-values":
+      d.largeValues = parseLargeValues(args, line);
+      return;
     case "safety":
       d.safetyMs = parseDurationAt(one(), line);
       return;
@@ -185,6 +189,7 @@ function finish(d: Draft): Scenario {
     rate: d.rate,
     mix: d.mix,
     contention: d.contention,
+    largeValues: d.largeValues,
     safetyMs: d.safetyMs,
     livenessMs: d.livenessMs,
     roundsMax: d.roundsMax,
@@ -268,6 +273,25 @@ function parseContention(args: readonly Token[], line: number): Contention {
   const p = parseNonNegative(share, line);
   if (p > 1) throw new ScenarioSyntaxError(line, `contention share is a probability, not ${share}`);
   return { share: p, objects: parseCount(objects, 1, 1000, line) };
+}
+
+function parseLargeValues(args: readonly Token[], line: number): LargeValues {
+  const usage = "large-values share=P bytes=MIN..MAX (bytes up to 1048576)";
+  const fields = new Map<string, string>();
+  for (const t of args) {
+    const [key, value] = t.text.split("=");
+    if ((key !== "share" && key !== "bytes") || value === undefined || fields.has(key))
+      throw new ScenarioSyntaxError(line, `bad large-values entry ${t.text} (${usage})`);
+    fields.set(key, value);
+  }
+  const share = fields.get("share");
+  const bytes = /^(\d+)\.\.(\d+)$/u.exec(fields.get("bytes") ?? "");
+  if (share === undefined || bytes === null) throw new ScenarioSyntaxError(line, usage);
+  const p = parseNonNegative(share, line);
+  if (p > 1) throw new ScenarioSyntaxError(line, `large-values share is a probability, not ${share}`);
+  const minBytes = parseCount(bytes[1]!, 1, limits.valueBytesMax, line);
+  const maxBytes = parseCount(bytes[2]!, minBytes, limits.valueBytesMax, line);
+  return { share: p, minBytes, maxBytes };
 }
 
 function parseMix(args: readonly Token[], line: number): OpMix {

@@ -30,6 +30,10 @@ export function printScenario(s: Scenario): string {
     out.push(`mix ${entries.map(([k, v]) => `${k}=${v}`).join(" ")}`);
   }
   if (s.contention !== null) out.push(`contention share=${s.contention.share} objects=${s.contention.objects}`);
+  if (s.largeValues !== null) {
+    const v = s.largeValues;
+    out.push(`large-values share=${v.share} bytes=${v.minBytes}..${v.maxBytes}`);
+  }
   out.push(`safety ${formatDuration(s.safetyMs)}`);
   if (s.livenessMs !== defaultLivenessMs) out.push(`liveness ${formatDuration(s.livenessMs)}`);
   if (s.roundsMax !== defaultRoundsMax) out.push(`rounds ${s.roundsMax}`);

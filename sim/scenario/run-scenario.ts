@@ -131,6 +131,7 @@ function setUp(s: Scenario, options: RunOptions): Run {
     writesPerSecond: s.rate,
     ...(s.mix !== null ? { mix: s.mix } : {}),
     contention: s.contention,
+    largeValues: s.largeValues,
     timing: { ...defaultTiming, ...s.timing },
     keepTrace: options.keepTrace ?? false,
     traceRingLines: options.traceRingLines ?? 200,

@@ -1,7 +1,7 @@
 import type { ErrorCode } from "../../core/errors";
 import type { ReplicationTiming } from "../directory/directory-host";
 import type { Ref, ScriptOp, ValueArg } from "../directory/script-op";
-import type { Contention, OpMix } from "../directory/workload";
+import type { Contention, LargeValues, OpMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { mesh, type Topology } from "./topology";
 
@@ -26,6 +26,8 @@ export interface Scenario {
   readonly mix: OpMix | null;
   /** Ops aimed at a few objects (sim/directory/workload.ts); null: none. */
   readonly contention: Contention | null;
+  /** A share of `describe` ops writes large values (workload.ts `LargeValues`); null: none. */
+  readonly largeValues: LargeValues | null;
   readonly safetyMs: number;
   /** Virtual-time cap of the liveness phase (the round bound usually decides first). */
   readonly livenessMs: number;
@@ -156,6 +158,7 @@ export interface ScenarioOptions {
   faultLines: string[];
   mix: OpMix | null;
   contention: Contention | null;
+  largeValues: LargeValues | null;
   livenessMs: number;
   roundsMax: number;
   converge: string[] | null;
@@ -181,6 +184,7 @@ export function scenarioOptionDefaults(): ScenarioOptions {
     faultLines: [],
     mix: null,
     contention: null,
+    largeValues: null,
     livenessMs: defaultLivenessMs,
     roundsMax: defaultRoundsMax,
     converge: null,

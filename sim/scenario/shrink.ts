@@ -93,6 +93,7 @@ function candidates(s: Scenario): Candidate[] {
   if (s.topology.kind !== "mesh" && s.converge === null)
     out.push({ what: "topology mesh", candidate: { ...s, topology: mesh } });
   if (s.contention !== null) out.push({ what: "contention off", candidate: { ...s, contention: null } });
+  if (s.largeValues !== null) out.push({ what: "large values off", candidate: { ...s, largeValues: null } });
   if (Object.keys(s.timing).length > 0) out.push({ what: "default timing", candidate: { ...s, timing: {} } });
   for (const [what, faults] of fewerFaults(s.faults))
     out.push({ what, candidate: { ...s, faults } });

@@ -1,6 +1,6 @@
 import type { DirectoryOpKind } from "../directory/directory-op";
 import { defaultTiming, type ReplicationTiming } from "../directory/directory-host";
-import type { Contention, OpMix } from "../directory/workload";
+import type { Contention, LargeValues, OpMix } from "../directory/workload";
 import { defaultMix } from "../directory/workload";
 import type { ClockFaults, FaultConfig, PresetName } from "../faults";
 import { presetFaults, swarmFaults } from "../faults";
@@ -117,7 +117,19 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     topology,
     livenessMs: livenessFor(diameter, pace),
     wire: swarmWire(prng.fork("wire")),
+    largeValues: swarmLargeValues(prng.fork("large-values")),
   };
+}
+
+/**
+ * On one seed in eight, a share of the describe ops writes values of up to SPEC's 1 MiB:
+ * records of megabytes in logs that rotate at 4 MiB, in snapshots, in erasures, and in pull
+ * batches bounded in bytes.
+ */
+function swarmLargeValues(prng: Prng): LargeValues | null {
+  if (!prng.chance(1 / 8)) return null;
+  const maxBytes = prng.pick([16 * 1024, 128 * 1024, 1024 * 1024]);
+  return { share: prng.pick([0.02, 0.05, 0.2]), minBytes: 100, maxBytes };
 }
 
 /**
