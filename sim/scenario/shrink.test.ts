@@ -1,7 +1,7 @@
 /**
  * Goal: the shrinker turns a failing scenario into a smaller one that fails the same way,
  * dropping every knob the failure does not need (nodes, the sparser topology, contention,
- * the replication timing, the write rate, the safety length).
+ * large values, the wire form, the replication timing, the write rate, the safety length).
  * Method: a scenario whose expectation fails on every seed whatever the knobs (a created
  * object is expected deleted), shrunk from a heavy start; the result must fail with the same
  * oracle and carry none of the knobs.
@@ -16,6 +16,8 @@ nodes 5
 faults none
 rate 4
 contention share=0.5 objects=5
+large-values share=0.2 bytes=100..2000
+wire
 safety 40s
 topology ring
 timing pullEvery=2s hintDelay=1s
@@ -34,6 +36,8 @@ describe("the shrinker", () => {
     expect(small.nodes).toBe(2);
     expect(small.topology).toEqual({ kind: "mesh" });
     expect(small.contention).toBeNull();
+    expect(small.largeValues).toBeNull();
+    expect(small.wire).toBe(false);
     expect(small.timing).toEqual({});
     expect(small.rate).toBe(0);
     expect(small.safetyMs).toBeLessThan(heavy.safetyMs);
@@ -41,7 +45,7 @@ describe("the shrinker", () => {
   });
 
   it("halves a large domain before it drops single nodes, keeping nodes the script names", () => {
-    const large = { ...heavy, nodes: 16, rate: 0, contention: null, timing: {} };
+    const large = { ...heavy, nodes: 16, rate: 0, contention: null, largeValues: null, wire: false, timing: {} };
     const result = shrink(large, 1, 40, 1);
     expect(result).not.toBeNull();
     // 16 -> 8 -> 4, then one at a time: halving came first.

@@ -7,7 +7,8 @@ import type { Scenario, Step } from "./scenario";
 /**
  * Seed shrinking: from a failing (scenario, seed), greedily try smaller variants (half the
  * nodes, one node fewer, a shorter safety phase, a lower write rate, the full mesh for a sparser topology, no
- * contention, the default replication timing, one fault class fewer, one scripted step fewer)
+ * contention, no large values, messages passed as objects rather than on the wire, the default
+ * replication timing, one fault class fewer, one scripted step fewer)
  * and keep any that still fails the same way (same oracle). A variant's schedule is a
  * different draw, so each variant is tried on the failing seed and then on `seedsPerVariant`
  * seeds from 1: shrinking searches, it does not bisect. Bounded by `attemptsMax` runs.
@@ -94,6 +95,8 @@ function candidates(s: Scenario): Candidate[] {
     out.push({ what: "topology mesh", candidate: { ...s, topology: mesh } });
   if (s.contention !== null) out.push({ what: "contention off", candidate: { ...s, contention: null } });
   if (s.largeValues !== null) out.push({ what: "large values off", candidate: { ...s, largeValues: null } });
+  // Messages passed as objects: a failure that needs the wire form is a bug of the wire form.
+  if (s.wire) out.push({ what: "wire off", candidate: { ...s, wire: false } });
   if (Object.keys(s.timing).length > 0) out.push({ what: "default timing", candidate: { ...s, timing: {} } });
   for (const [what, faults] of fewerFaults(s.faults))
     out.push({ what, candidate: { ...s, faults } });
