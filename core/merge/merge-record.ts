@@ -1,5 +1,6 @@
 import { assert } from "../assert";
 import type { Guid } from "../guid";
+import { validateObjectName } from "../naming/object-name";
 import type { Existence, ObjectRecord, Placement, ValueAtom } from "../store/record";
 import { atomLife, atomMapKey, lifeOf } from "../store/record";
 import { compareStamps, relocal } from "../store/stamp";
@@ -7,10 +8,13 @@ import { compareExistence } from "./merge-order";
 import type { ObjectDelta } from "./object-delta";
 
 export interface MergeOutcome {
-  /** The merged record, or null when the delta could not be applied (no existence known). */
+  /**
+   * The merged record, or null when the delta was refused: an unknown object without its
+   * creation atoms, or a record whose class contradicts the one held (`discarded` says which).
+   */
   readonly record: ObjectRecord | null;
   readonly changed: boolean;
-  /** Human lines for the journal: incoming atoms that lost to what this node holds. */
+  /** Human lines for the journal: incoming atoms that lost to what this node holds, or the refusal. */
   readonly discarded: string[];
 }
 
@@ -28,6 +32,17 @@ export function mergeRecord(
   const discarded: string[] = [];
   if (local === undefined && (delta.existence === null || delta.placement === null)) {
     return { record: null, changed: false, discarded: [`${delta.id}: unknown object without creation atoms`] };
+  }
+  // A class never changes, so no node makes such atoms: it is a GUID collision, a corrupted or
+  // a buggy peer. Refused and journaled; the object stays as held (a peer must not crash us).
+  if (local !== undefined && delta.existence !== null && delta.existence.classId !== local.existence.classId) {
+    const refusal = `${delta.id}: record of class ${delta.existence.className} refused, held as ${local.existence.className}`;
+    return { record: null, changed: false, discarded: [refusal] };
+  }
+  // Every stored name passed SPEC's naming rules where it was written; one that does not is a
+  // corrupted or buggy peer's, and would break every path through the object.
+  if (delta.placement !== null && !validateObjectName(delta.placement.name).ok) {
+    return { record: null, changed: false, discarded: [`${delta.id}: record with an invalid name refused`] };
   }
   const existence = mergeExistence(local, delta.existence, localUsn, discarded, delta.id);
   const placement = mergePlacement(local?.placement ?? null, delta.placement, localUsn, discarded, delta.id);
@@ -63,7 +78,7 @@ function mergeExistence(
     assert(held !== null, "an unknown object arrives with its existence atom");
     return { value: held, changed: false };
   }
-  if (held !== null) assert(held.classId === incoming.classId, `class of ${id} is immutable`);
+  assert(held === null || held.classId === incoming.classId, `class of ${id} is immutable (mergeRecord refuses others)`);
   if (held === null || compareExistence(incoming, held) > 0) {
     return { value: { ...incoming, stamp: relocal(incoming.stamp, localUsn) }, changed: true };
   }

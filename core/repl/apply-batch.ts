@@ -17,12 +17,13 @@ const journalLinesPerBatchMax = 20;
 export function applyBatch(dir: Directory, batch: PullBatch, nowMs: number): ApplyOutcome {
   let applied = 0;
   let refused = 0;
-  const lines: string[] = [];
+  const lines: Array<readonly [kind: "record-refused" | "merge-discarded", line: string]> = [];
   for (const delta of batch.deltas) {
     const local = dir.get(delta.id);
     const usn = dir.usn + 1;
     const outcome = mergeRecord(local, delta, usn);
-    lines.push(...outcome.discarded);
+    const kind = outcome.record === null ? "record-refused" : "merge-discarded";
+    for (const line of outcome.discarded) lines.push([kind, line]);
     if (outcome.record === null) {
       refused += 1;
       continue;
@@ -34,8 +35,8 @@ export function applyBatch(dir: Directory, batch: PullBatch, nowMs: number): App
   }
   dir.refreshSchema();
   const from = `from ${batch.from}`;
-  for (const line of lines.slice(0, journalLinesPerBatchMax)) {
-    dir.journal.add(nowMs, line.includes("unknown object") ? "record-refused" : "merge-discarded", `${line} (${from})`);
+  for (const [kind, line] of lines.slice(0, journalLinesPerBatchMax)) {
+    dir.journal.add(nowMs, kind, `${line} (${from})`);
   }
   if (lines.length > journalLinesPerBatchMax) {
     dir.journal.add(nowMs, "merge-discarded", `${lines.length - journalLinesPerBatchMax} more lines ${from}`);

@@ -1,0 +1,108 @@
+/**
+ * Goal: a well-formed batch from a peer never crashes the node that applies it, whatever its
+ * content: a bug, corruption or another version on the peer's side is refused and journaled
+ * (`record-refused`), and the node goes on serving. Two such records used to trip assertions:
+ * a record whose class contradicts the one held (a GUID collision or corruption), and one with
+ * a name SPEC's naming rules refuse (its path could not be rendered).
+ * Method: fast-check batches of arbitrary deltas (test/support/replication-arbitraries.ts),
+ * some re-aimed at the node's own objects, at each other as parents (cycles) and at the real
+ * schema's classes and attributes, applied to a fresh domain; then every object is rendered,
+ * the tree walked, the schema, journal and morgue read and GC run far in the future. Then the
+ * two refusals on fixed examples.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { deltaArb } from "../../test/support/replication-arbitraries";
+import { freshDomain, t0Ms, unwrap } from "../testing/node-fixture";
+import { applyBatch } from "./apply-batch";
+import type { PullBatch } from "./messages";
+
+describe("a peer's batch on the receiving node", () => {
+  it("never crashes the node, whatever well-formed content it carries", () => {
+    const probe = freshDomain();
+    const schema = unwrap(probe.node.schema());
+    const classes = schema.classes.map((c) => [c.id, c.name] as const);
+    const attrNames = schema.attributes.map((a) => a.name);
+    fc.assert(
+      fc.property(
+        fc.array(deltaArb, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 6 }),
+        (deltas, aims, kinds) => {
+          const d = freshDomain();
+          const known = [d.root, d.configuration, d.schema, d.lostAndFound, d.domainControllers];
+          const ids = deltas.map((x) => x.id);
+          const aimed = deltas.map((x, i) => {
+            const a = aims[i];
+            const k = kinds[i];
+            let out = x;
+            if (k !== undefined) {
+              const [cid, cname] = classes[k[0] % classes.length]!;
+              out = {
+                ...out,
+                existence: out.existence === null ? null : { ...out.existence, classId: cid, className: cname },
+                attrs: out.attrs.map(([, atoms], j) => [attrNames[(k[1] + j) % attrNames.length]!, atoms] as const),
+              };
+            }
+            if (a === undefined) return out;
+            const pool = [...known, ...ids];
+            const placement = out.placement === null ? null : { ...out.placement, parent: pool[(a >> 1) % pool.length]! };
+            return { ...out, placement };
+          });
+          const batch: PullBatch = { type: "batch", requestId: 1, from: "peer", invocation: "inv", continued: true, deltas: aimed, highUsn: 1, more: false, utd: null };
+          applyBatch(d.node.dir, batch, t0Ms);
+          const walk = (id: string, depth: number): void => {
+            if (depth > 50) return;
+            d.node.object(id, t0Ms);
+            const kids = d.node.children(id);
+            if (kids.ok) for (const k of kids.value) walk(k.id, depth + 1);
+          };
+          walk(d.root, 0);
+          for (const x of aimed) d.node.object(x.id, t0Ms);
+          d.node.schema();
+          d.node.journal();
+          d.node.morgue(t0Ms);
+          d.node.gc(t0Ms + 400 * 24 * 3600 * 1000);
+          expect(d.node.ready()).not.toBeUndefined();
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("refuses a record whose class contradicts the held one, and one with an invalid name, journaling both", () => {
+    const d = freshDomain();
+    const held = d.node.dir.get(d.lostAndFound)!;
+    const stamp = { version: 9, atMs: t0Ms, origin: "peer-inv", cert: { invocation: "peer-inv", usn: 1 }, localUsn: 0 };
+    const otherClass = { ...held.existence, classId: d.root, className: "user", stamp };
+    const badName = "00000000-0000-4000-8000-00000000abcd";
+    const batch: PullBatch = {
+      type: "batch",
+      requestId: 1,
+      from: "peer",
+      invocation: "peer-inv",
+      continued: true,
+      deltas: [
+        { id: d.lostAndFound, existence: otherClass, placement: null, attrs: [] },
+        {
+          id: badName,
+          existence: { ...held.existence, stamp },
+          placement: { parent: d.root, name: " trailing space is invalid ", stamp },
+          attrs: [],
+        },
+      ],
+      highUsn: 1,
+      more: false,
+      utd: null,
+    };
+    const outcome = applyBatch(d.node.dir, batch, t0Ms);
+    expect(outcome).toMatchObject({ applied: 0, refused: 2 });
+    expect(d.node.dir.get(d.lostAndFound)).toBe(held);
+    expect(d.node.dir.get(badName)).toBeUndefined();
+    const refused = d.node.journal().filter((e) => e.kind === "record-refused").map((e) => e.detail);
+    expect(refused).toEqual([
+      `${d.lostAndFound}: record of class user refused, held as organizationalUnit (from peer)`,
+      `${badName}: record with an invalid name refused (from peer)`,
+    ]);
+  });
+});
