@@ -8,14 +8,16 @@
  * some re-aimed at the node's own objects, at each other as parents (cycles) and at the real
  * schema's classes and attributes, applied to a fresh domain; then every object is rendered,
  * the tree walked, the schema, journal and morgue read and GC run far in the future. Then the
- * two refusals on fixed examples.
+ * two refusals on fixed examples. Last, requests and batches whose watermarks and vectors say
+ * anything (this node's own invocation at any USN among them, which is rollback evidence) go
+ * through `answer` and `receive` and the node's persistence without an exception.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { deltaArb } from "../../test/support/replication-arbitraries";
+import { deltaArb, guidArb, vectorArb } from "../../test/support/replication-arbitraries";
 import { freshDomain, t0Ms, unwrap } from "../testing/node-fixture";
 import { applyBatch } from "./apply-batch";
-import type { PullBatch } from "./messages";
+import type { PullBatch, PullRequest, TravellingVector } from "./messages";
 
 describe("a peer's batch on the receiving node", () => {
   it("never crashes the node, whatever well-formed content it carries", () => {
@@ -104,5 +106,55 @@ describe("a peer's batch on the receiving node", () => {
       `${d.lostAndFound}: record of class user refused, held as organizationalUnit (from peer)`,
       `${badName}: record with an invalid name refused (from peer)`,
     ]);
+  });
+
+  it("answers any well-formed request and takes any batch of a cycle it started, whatever the vectors and watermarks say", () => {
+    const watermarkArb = fc.option(fc.record({ usn: fc.nat(), propUsn: fc.nat(), own: fc.boolean(), inv: guidArb }), {
+      nil: null,
+    });
+    fc.assert(
+      fc.property(
+        vectorArb,
+        watermarkArb,
+        fc.nat({ max: 60 }),
+        fc.array(deltaArb, { maxLength: 4 }),
+        fc.option(vectorArb, { nil: null }),
+        fc.boolean(),
+        fc.nat(),
+        fc.boolean(),
+        (utd, wm, objectsMax, deltas, batchUtd, more, usnPick, evidence) => {
+          const d = freshDomain();
+          const self = d.node.dir;
+          // With `evidence`, the vector names this node's own invocation at some USN.
+          const tweak = (v: TravellingVector): TravellingVector =>
+            evidence ? { entries: { ...v.entries, [self.invocationId]: { usn: usnPick % 500, node: self.nodeId } }, own: v.own } : v;
+          const watermark =
+            wm === null ? null : { invocation: wm.own ? self.invocationId : wm.inv, usn: wm.usn % 400, propUsn: wm.propUsn % 400 };
+          const partner = utd.own[1].node;
+          const req: PullRequest = { type: "pull", requestId: 1, from: partner, watermark, utd: tweak(utd), objectsMax: Math.max(1, objectsMax) };
+          d.node.replicator.answer(req, t0Ms);
+          d.node.ready();
+          const out = d.node.replicator.pullRequest(partner, t0Ms);
+          if (out === null) return;
+          const batch: PullBatch = {
+            type: "batch",
+            requestId: out.requestId,
+            from: partner,
+            invocation: utd.own[0],
+            continued: more,
+            deltas,
+            highUsn: usnPick % 1000,
+            more,
+            utd: batchUtd === null ? null : tweak(batchUtd),
+          };
+          const next = d.node.replicator.receive(batch, t0Ms);
+          d.node.ready();
+          if (next !== null) d.node.replicator.answer({ ...req, requestId: 2 }, t0Ms);
+          d.node.summary(t0Ms);
+          expect(d.node.ready()).not.toBeUndefined();
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
