@@ -47,7 +47,13 @@ export const defaultReplicationTiming: ReplicationTiming = {
   objectsPerBatch: 50,
 };
 
-/** What the schedule asks of its shell; each call is carried out at once, in order. */
+/**
+ * What the schedule asks of its shell, in order. The simulator's host carries out each call at
+ * once (its disk syncs inside `persist`). A shell whose commits complete later (the daemon's
+ * group commit) may make `persist` cut a batch and return, and hold every later `send` until
+ * that batch is durable, dropping them if its commit fails: what counts is that nothing goes
+ * out before what it depends on is on disk.
+ */
 export interface ScheduleShell {
   monoMs(): number;
   wallMs(): number;
