@@ -12,25 +12,13 @@ import { Replicator } from "../core/repl/replicator";
 import type { ReplicationMessage } from "../core/repl/messages";
 import { decodeMessage, encodeMessage } from "../core/repl/wire";
 import { decodePeerMessage, encodePeerMessage } from "../adapters/fabric/peer-message";
-import { isPresetName } from "../sim/faults";
+import { runShapeArgs } from "./run-shape-args";
 import { presetScenario } from "../sim/scenario/swarm";
 import { runScenario } from "../sim/scenario/run-scenario";
 import { ensureSimulatorFlags } from "../sim/runtime-flags";
 
-function arg(name: string, fallback: string): string {
-  const at = process.argv.indexOf(name);
-  return at > 0 ? (process.argv[at + 1] ?? fallback) : fallback;
-}
-
 ensureSimulatorFlags("one-run");
-const minutes = Number(arg("--minutes", "10"));
-const rate = Number(arg("--rate", "20"));
-const seed = Number(arg("--seed", "1"));
-const preset = arg("--preset", "chaos");
-if (!isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
-if (!(minutes > 0) || !(rate >= 0) || !Number.isSafeInteger(seed)) {
-  throw new Error("usage: wire.ts [--minutes M > 0] [--rate W >= 0] [--preset NAME] [--seed N]");
-}
+const { minutes, rate, seed, preset } = runShapeArgs("wire.ts", { minutes: 10, rate: 20, seed: 1, preset: "chaos" });
 
 interface Tally {
   sizes: number[];
