@@ -126,6 +126,11 @@ describe("a peer's message at the fabric boundary", () => {
     expect(refusal(bytesOf({ ...pull, m: 0 }))).toMatch(/^malformed message \(m: expected objects per batch >= 1/u);
     expect(refusal(bytesOf({ ...pull, u: { e: [], o: inv } }))).toMatch(/^malformed message \(u: expected vector with each invocation once and its sender's own entry/u);
     expect(refusal(bytesOf({ ...pull, u: { e: [[inv, 1, node], [inv, 2, node]], o: inv } }))).toMatch(/each invocation once/u);
+    expect(refusal(bytesOf({ ...batch, p: [7, "description", "k"] }))).toBe("accepted");
+    expect(refusal(bytesOf({ ...batch, p: [7] }))).toBe("accepted");
+    expect(refusal(bytesOf({ ...batch, p: [7, "description"] }))).toMatch(/^malformed message \(p: /u);
+    expect(refusal(bytesOf({ ...pull, w: [inv, 3, 2, [3, "a", "b"]] }))).toBe("accepted");
+    expect(refusal(bytesOf({ ...pull, w: [inv, 3, 2, [-3]] }))).toMatch(/^malformed message \(w/u);
     const shortStamp = replaced(batch, ["d", 0, 2, 2], [1, 2, inv, inv, 7]);
     expect(refusal(bytesOf(shortStamp))).toBe("malformed message (d.0.2.2: stamp must be an array of 6)");
     const badStage = replaced(batch, ["d", 0, 1, 0], "gone");

@@ -18,7 +18,7 @@ import { isLeft } from "fp-ts/lib/Either";
 import { isGuid } from "../../core/guid";
 import type { ReplicationMessage } from "../../core/repl/messages";
 import { fromWire, wireVersion } from "../../core/repl/wire";
-import type { WireDelta, WireMessage, WireVectorEntry } from "../../core/repl/wire";
+import type { WireCursor, WireDelta, WireMessage, WireVectorEntry } from "../../core/repl/wire";
 import type { AtomTuple, ExistenceTuple, PlacementTuple, StampTuple } from "../../core/store/record-codec";
 
 /** The largest message accepted, in bytes (a batch of 100 objects with large values fits). */
@@ -52,19 +52,23 @@ const Instant = new t.Type<number, number, unknown>(
 const Flag = t.union([t.literal(0), t.literal(1)]);
 
 /** An object with exactly these fields. */
-function exact<P extends t.Props>(name: string, props: P) {
-  const base = t.type(props);
-  const allowed = new Set(Object.keys(props));
-  return new t.Type<t.TypeOf<typeof base>, t.OutputOf<typeof base>, unknown>(
+function exact<P extends t.Props, O extends t.Props = {}>(name: string, props: P, optional?: O) {
+  const required = t.type(props);
+  const partial = t.partial(optional ?? ({} as O));
+  const allowed = new Set([...Object.keys(props), ...Object.keys(optional ?? {})]);
+  type Decoded = t.TypeOf<typeof required> & t.TypeOf<typeof partial>;
+  return new t.Type<Decoded, Decoded, unknown>(
     name,
-    base.is,
+    (u): u is Decoded => required.is(u) && partial.is(u),
     (u, c) => {
       if (typeof u !== "object" || u === null || Array.isArray(u)) return t.failure(u, c, `${name} must be an object`);
       const extra = Object.keys(u).filter((k) => !allowed.has(k));
       if (extra.length > 0) return t.failure(u, c, `${name} has unknown field(s) ${extra.join(", ")}`);
-      return base.validate(u, c);
+      const errors: t.Errors = [];
+      for (const r of [required.validate(u, c), partial.validate(u, c)]) if (isLeft(r)) errors.push(...r.left);
+      return errors.length > 0 ? t.failures(errors) : t.success(u as Decoded);
     },
-    base.encode,
+    t.identity,
   );
 }
 
@@ -122,7 +126,14 @@ const Delta = tupleOf<WireDelta>("delta", [
   t.array(Attribute),
 ]);
 const VectorEntry = tupleOf<WireVectorEntry>("vector entry", [Guid, Count, Guid]);
-const Watermark = tupleOf<[string, number, number]>("watermark", [Guid, Count, Count]);
+const Cursor = t.union([
+  tupleOf<[number]>("cursor", [Count]),
+  tupleOf<[number, string, string]>("cursor with an atom", [Count, t.string, t.string]),
+]);
+const Watermark = t.union([
+  tupleOf<[string, number, number]>("watermark", [Guid, Count, Count]),
+  tupleOf<[string, number, number, WireCursor]>("watermark inside an object", [Guid, Count, Count, Cursor]),
+]);
 
 const Vector = t.refinement(
   exact("vector", { e: t.array(VectorEntry), o: Guid }),
@@ -160,7 +171,7 @@ const Batch = exact("batch", {
   h: Count,
   x: Flag,
   u: t.union([Vector, t.null]),
-});
+}, { p: Cursor });
 
 /** By message type, so that a failure is reported against the type the peer meant. */
 const byType: Readonly<Record<string, t.Decoder<unknown, WireMessage>>> = { hint: Hint, pull: Pull, batch: Batch };

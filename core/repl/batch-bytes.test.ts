@@ -1,8 +1,9 @@
 /**
  * Goal: pull batches are bounded in bytes as well as in objects: objects holding megabytes of
  * values fill a batch to about limits.batchBytesTarget and the rest follow in later batches of
- * the same cycle, nothing lost; an object larger than the target still goes, alone; small
- * objects are bounded by the destination's object count as before.
+ * the same cycle, nothing lost; an object larger than the target goes in parts, each batch
+ * within the target plus one value, and a destination ends holding all of it; small objects are
+ * bounded by the destination's object count as before.
  * Method: a founded domain creates organizational units with 1 MiB descriptions (SPEC's
  * largest value); a partner's request after the base domain walks the cycle batch by batch,
  * and each batch is measured in its wire form (core/repl/wire.ts).
@@ -12,7 +13,7 @@ import { limits } from "../limits";
 import { freshDomain, t0Ms, unwrap } from "../testing/node-fixture";
 import { emptyTravelling } from "../testing/travelling-vector";
 import type { PullBatch, PullRequest } from "./messages";
-import { deltaBytes } from "./enumerate-changes";
+import { deltaBytes } from "./split-delta";
 import { encodeMessage } from "./wire";
 
 const mib = 1024 * 1024;
@@ -26,7 +27,12 @@ function walk(d: ReturnType<typeof freshDomain>, startUsn: number, objectsMax: n
     const batch = d.node.replicator.answer(req, t0Ms);
     batches.push(batch);
     if (!batch.more) return batches;
-    watermark = { invocation: batch.invocation, usn: batch.highUsn, propUsn: startUsn };
+    watermark = {
+      invocation: batch.invocation,
+      usn: batch.highUsn,
+      propUsn: startUsn,
+      ...(batch.within === undefined ? {} : { within: batch.within }),
+    };
   }
   throw new Error("the cycle never ended");
 }
@@ -60,17 +66,27 @@ describe("pull batches bounded in bytes", () => {
     }
   });
 
-  it("send an object larger than the target alone, and small objects by the object count", () => {
+  it("send an object larger than the target in parts, and small objects by the object count", () => {
     const d = freshDomain();
     const start = d.node.dir.usn;
-    const huge = ou(d, "Huge", Array.from({ length: 5 }, (_, i) => `${i}`.padEnd(mib, "y")));
+    const values = Array.from({ length: 5 }, (_, i) => `${i}`.padEnd(mib, "y"));
+    const huge = ou(d, "Huge", values);
     const small = Array.from({ length: 7 }, (_, i) => ou(d, `Small ${i}`, ["tiny"]));
     const batches = walk(d, start, 3);
+    // Each value travels twice (as itself and as its caseless set-key): two values reach the
+    // target, so the object goes in three parts, the last one sharing its batch.
     expect(batches.map((b) => b.deltas.map((x) => x.id))).toEqual([
       [huge],
-      small.slice(0, 3),
-      small.slice(3, 6),
-      small.slice(6),
+      [huge],
+      [huge, ...small.slice(0, 2)],
+      small.slice(2, 5),
+      small.slice(5),
     ]);
+    const parts = batches.flatMap((b) => b.deltas.filter((x) => x.id === huge));
+    expect(parts.map((p) => p.existence !== null)).toEqual([true, false, false]);
+    const sent = parts.flatMap((p) => p.attrs.flatMap(([, atoms]) => atoms.map((a) => a.value)));
+    expect([...sent].sort()).toEqual(values);
+    expect(batches.slice(0, 2).map((b) => b.within !== undefined && b.more)).toEqual([true, true]);
+    for (const b of batches) expect(encodeMessage(b).length).toBeLessThan(limits.batchBytesTarget + 2 * mib + 4096);
   });
 });

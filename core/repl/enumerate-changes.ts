@@ -1,11 +1,12 @@
 import type { Directory } from "../directory";
 import type { ObjectDelta } from "../merge/object-delta";
 import type { ObjectRecord, ValueAtom } from "../store/record";
-import type { PullBatch, PullRequest, TravellingVector } from "./messages";
+import type { AtomCursor, PullBatch, PullRequest, TravellingVector } from "./messages";
 import { assert } from "../assert";
 import { limits } from "../limits";
 import { stampSummary, summarySendsNothing, wanted, type StampSummary } from "./dampening";
 import type { RetiredInvocation } from "./replication-state";
+import { deltaBytes, deltaPart } from "./split-delta";
 
 /**
  * The source side of a pull: enumerate records by local USN after the destination's
@@ -13,12 +14,18 @@ import type { RetiredInvocation } from "./replication-state";
  * destination's up-to-dateness vector does not already cover (propagation dampening). Cost
  * grows with the changes, not with the directory's size. `ownUtd` is asked only for the last
  * batch (the only one carrying the source's vector; building it costs O(vector)).
+ *
+ * A batch takes objects while its bytes are below `bytesTarget`, so its last object may take
+ * it past the target by that object's size, up to twice the target; an object that alone
+ * comes to more than the target is sent in parts instead, a batch ending inside it
+ * (split-delta.ts), so that no message grows with the size of an object.
  */
 export function enumerateChanges(
   dir: Directory,
   req: PullRequest,
   ownUtd: () => TravellingVector,
   retired: readonly RetiredInvocation[] = [],
+  bytesTarget: number = limits.batchBytesTarget,
 ): PullBatch {
   const resume = req.watermark === null ? null : resumePoint(dir, req.watermark, retired);
   // `same`: the watermark marks a point of this node's history, and enumeration continues
@@ -34,6 +41,9 @@ export function enumerateChanges(
   let bytes = 0;
   let lastUsn = fromUsn;
   let more = false;
+  // The object the request's last batch stopped inside, valid in this node's same history.
+  let resumeInside = same ? (req.watermark?.within ?? null) : null;
+  let within: AtomCursor | null = null;
   for (let at = log.positionAfter(fromUsn); at < log.length; at++) {
     const id = log.idAt(at);
     if (id === null) continue;
@@ -42,7 +52,27 @@ export function enumerateChanges(
       break;
     }
     taken += 1;
-    lastUsn = log.usnAt(at);
+    const usn = log.usnAt(at);
+    const inside = resumeInside;
+    resumeInside = null;
+    if (inside !== null && usn === inside.usn) {
+      // The same version of the object (a change moves it to a new USN, ahead in the log,
+      // from where it is sent whole): go on after the last atom sent.
+      const record = dir.get(id);
+      assert(record !== undefined, `record ${id} of the change log is in the store`);
+      const part = deltaPart(record, propUsn, req.utd, inside.after, bytes, bytesTarget);
+      if (part.delta !== null) deltas.push(part.delta);
+      bytes += part.bytes;
+      if (!part.done) {
+        within = { usn, after: part.stoppedAfter };
+        more = true;
+        break;
+      }
+      lastUsn = usn;
+      continue;
+    }
+    const before = lastUsn;
+    lastUsn = usn;
     // The summary noted at this position is of the very record version there (the log drops
     // a note when its entry changes); the record is looked up only when it sends something.
     let summary = log.noteAt(at) as StampSummary | undefined;
@@ -57,10 +87,24 @@ export function enumerateChanges(
     record ??= dir.get(id);
     assert(record !== undefined, `record ${id} of the change log is in the store`);
     const delta = deltaOf(record, propUsn, req.utd);
-    if (delta !== null) {
-      deltas.push(delta);
-      bytes += deltaBytes(delta);
+    if (delta === null) continue;
+    const size = deltaBytes(delta);
+    if (size > bytesTarget) {
+      // Too large for a batch of its own: this batch takes what fits of it, and the next
+      // ones the rest.
+      const part = deltaPart(record, propUsn, req.utd, "start", bytes, bytesTarget);
+      if (part.delta !== null) deltas.push(part.delta);
+      bytes += part.bytes;
+      if (!part.done) {
+        lastUsn = before;
+        within = { usn, after: part.stoppedAfter };
+        more = true;
+        break;
+      }
+      continue;
     }
+    deltas.push(delta);
+    bytes += size;
   }
   const highUsn = more ? lastUsn : Math.max(fromUsn, dir.usn);
   return {
@@ -73,6 +117,7 @@ export function enumerateChanges(
     highUsn,
     more,
     utd: more ? null : ownUtd(),
+    ...(within === null ? {} : { within }),
   };
 }
 
@@ -111,35 +156,6 @@ function resumePoint(
   // min(usn, held) as before.
   return Math.min(held, watermark.propUsn);
 }
-
-/**
- * A delta's size on the wire, estimated (limits.batchBytesTarget): its values, meta and names
- * in UTF-16 code units (ASCII text encodes to as many bytes; the estimate only has to tell a
- * batch of large values from one of small ones) and a fixed share per atom and object for
- * stamps, GUIDs and punctuation.
- */
-export function deltaBytes(delta: ObjectDelta): number {
-  let n = objectOverheadBytes + (delta.placement?.name.length ?? 0);
-  for (const [name, atoms] of delta.attrs) {
-    n += name.length;
-    for (const atom of atoms) {
-      n += atomOverheadBytes + (atom.value?.length ?? 0) + (atom.key?.length ?? 0);
-      if (atom.meta !== null) {
-        for (const key of Object.keys(atom.meta)) {
-          n += key.length;
-          for (const v of atom.meta[key] ?? []) n += v.length + 3;
-        }
-      }
-    }
-  }
-  return n;
-}
-
-/** Estimated bytes of one atom beyond its text (stamp tuple: two GUIDs and four numbers). */
-const atomOverheadBytes = 120;
-/** Estimated bytes of one object beyond its atoms (id, existence, placement tuples). */
-const objectOverheadBytes = 400;
-const bytesTarget = limits.batchBytesTarget;
 
 function deltaOf(record: ObjectRecord, fromUsn: number, utd: TravellingVector): ObjectDelta | null {
   const existence = wanted(record.existence.stamp, fromUsn, utd) ? record.existence : null;

@@ -27,6 +27,25 @@ export interface TravellingVector {
 }
 
 /**
+ * Where a batch stopped inside one object too large for a batch of its own (split-delta.ts):
+ * the object's source-local USN and the last atom the batch passed, by attribute and set-key
+ * (null: only its existence and placement).
+ */
+export interface AtomCursor {
+  readonly usn: number;
+  readonly after: readonly [attr: string, key: string] | null;
+}
+
+/** How far a destination enumerated a source (see PullRequest). */
+export interface Watermark {
+  readonly invocation: Guid;
+  readonly usn: number;
+  readonly propUsn: number;
+  /** Inside a pull cycle only: the object the last batch stopped inside (PullBatch.within). */
+  readonly within?: AtomCursor;
+}
+
+/**
  * Replication as pure messages (AD's pull model). The `dir/drs` fabric service and the
  * simulator's network carry them unchanged.
  */
@@ -40,9 +59,10 @@ export interface PullRequest {
    * the object enumeration position inside this pull cycle, `propUsn` the watermark at the
    * cycle's start, which filters atoms. They differ after the first batch: an object that
    * changed during the cycle moves ahead in USN order, and its older atoms, never sent, must
-   * still go with it (AD's usnHighObjUpdate versus usnHighPropUpdate).
+   * still go with it (AD's usnHighObjUpdate versus usnHighPropUpdate). `within` echoes the
+   * last batch's: the next batch goes on inside that object.
    */
-  readonly watermark: { readonly invocation: Guid; readonly usn: number; readonly propUsn: number } | null;
+  readonly watermark: Watermark | null;
   readonly utd: TravellingVector;
   readonly objectsMax: number;
 }
@@ -65,6 +85,11 @@ export interface PullBatch {
   /** The source local USN this batch enumerated up to: the next watermark. */
   readonly highUsn: number;
   readonly more: boolean;
+  /**
+   * Only when the batch ended inside an object (then `more` is true and `highUsn` is the
+   * position before that object): where the next batch goes on in it.
+   */
+  readonly within?: AtomCursor;
   /** On the last batch: the source's own vector, merged by the destination on completion. */
   readonly utd: TravellingVector | null;
 }

@@ -3,7 +3,8 @@ import type { DirectoryNode } from "../node/directory-node";
 import { EffectiveView } from "../view/effective-view";
 import { applyBatch } from "./apply-batch";
 import { enumerateChanges } from "./enumerate-changes";
-import type { PullBatch, PullRequest } from "./messages";
+import { limits } from "../limits";
+import type { PullBatch, PullRequest, Watermark } from "./messages";
 import { recordEvidence, remintInvocation, rollbackEvidence } from "./rollback";
 import { mergeVectors, ownVector } from "./vectors";
 
@@ -32,11 +33,17 @@ export class Replicator {
    * cycle's start instead (enumerate-changes.ts `resumePoint`). In memory only: a restart of
    * this node starts over.
    */
-  private readonly resumeAt = new Map<Guid, NonNullable<PullRequest["watermark"]>>();
+  private readonly resumeAt = new Map<Guid, Watermark>();
   private readonly refusedJournaled = new Set<Guid>();
   /** Per partner, the last completed pull a `partner-stale` warning was journaled for. */
   private readonly staleJournaled = new Map<Guid, number>();
   private readonly repairsJournaled = new Set<string>();
+
+  /**
+   * Bytes a batch this node answers stops at (limits.batchBytesTarget; the simulator lowers
+   * it to send objects in parts without megabytes of values).
+   */
+  batchBytesTarget: number = limits.batchBytesTarget;
 
   constructor(private readonly node: DirectoryNode) {}
 
@@ -112,7 +119,13 @@ export class Replicator {
   answer(req: PullRequest, nowMs: number): PullBatch {
     this.checkRollback(req.utd, nowMs);
     const state = this.node.replication;
-    return enumerateChanges(this.node.dir, req, () => ownVector(this.node.dir, state), state.retired);
+    return enumerateChanges(
+      this.node.dir,
+      req,
+      () => ownVector(this.node.dir, state),
+      state.retired,
+      this.batchBytesTarget,
+    );
   }
 
   /** The destination side: merge, then the next request or completion (null). */
@@ -128,7 +141,12 @@ export class Replicator {
       // A source that started before the watermark (at zero, or where a forgotten future
       // forked off) enumerated without its atom filter: so do we, to the end of the cycle.
       const propUsn = batch.continued ? cycle.propUsn : 0;
-      const next = { invocation: batch.invocation, usn: batch.highUsn, propUsn };
+      const next: Watermark = {
+        invocation: batch.invocation,
+        usn: batch.highUsn,
+        propUsn,
+        ...(batch.within === undefined ? {} : { within: batch.within }),
+      };
       this.resumeAt.set(batch.from, next);
       return this.request(batch.from, next, cycle.objectsMax);
     }

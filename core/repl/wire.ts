@@ -26,7 +26,7 @@ import {
   type ExistenceTuple,
   type PlacementTuple,
 } from "../store/record-codec";
-import type { ReplicationMessage, TravellingVector, VectorEntry } from "./messages";
+import type { AtomCursor, ReplicationMessage, TravellingVector, VectorEntry } from "./messages";
 import { flatVector } from "./vector-parts";
 
 export const wireVersion = 1;
@@ -50,14 +50,17 @@ export interface WireHint {
   f: string;
 }
 
+/** An object a batch stopped inside: its source USN, then the last atom passed (attribute, key). */
+export type WireCursor = [number] | [number, string, string];
+
 export interface WirePull {
   v: 1;
   t: "pull";
   /** request id */
   r: number;
   f: string;
-  /** watermark: invocation, usn, propUsn */
-  w: [string, number, number] | null;
+  /** watermark: invocation, usn, propUsn, and inside a cycle maybe the object it stopped inside */
+  w: [string, number, number] | [string, number, number, WireCursor] | null;
   /** the asker's vector */
   u: WireVector;
   /** objects at most per batch */
@@ -80,6 +83,8 @@ export interface WireBatch {
   x: 0 | 1;
   /** the source's vector, on the last batch */
   u: WireVector | null;
+  /** only when the batch ended inside an object */
+  p?: WireCursor;
 }
 
 export type WireMessage = WireHint | WirePull | WireBatch;
@@ -105,7 +110,12 @@ export function toWire(msg: ReplicationMessage): WireMessage {
         t: "pull",
         r: msg.requestId,
         f: msg.from,
-        w: w === null ? null : [w.invocation, w.usn, w.propUsn],
+        w:
+          w === null
+            ? null
+            : w.within === undefined
+              ? [w.invocation, w.usn, w.propUsn]
+              : [w.invocation, w.usn, w.propUsn, cursorToWire(w.within)],
         u: vectorToWire(msg.utd),
         m: msg.objectsMax,
       };
@@ -122,6 +132,7 @@ export function toWire(msg: ReplicationMessage): WireMessage {
         h: msg.highUsn,
         x: msg.more ? 1 : 0,
         u: msg.utd === null ? null : vectorToWire(msg.utd),
+        ...(msg.within === undefined ? {} : { p: cursorToWire(msg.within) }),
       };
   }
 }
@@ -136,7 +147,15 @@ export function fromWire(w: WireMessage): ReplicationMessage {
         type: "pull",
         requestId: w.r,
         from: w.f,
-        watermark: w.w === null ? null : { invocation: w.w[0], usn: w.w[1], propUsn: w.w[2] },
+        watermark:
+          w.w === null
+            ? null
+            : {
+                invocation: w.w[0],
+                usn: w.w[1],
+                propUsn: w.w[2],
+                ...(w.w.length === 4 ? { within: cursorFromWire(w.w[3]) } : {}),
+              },
         utd: vectorFromWire(w.u),
         objectsMax: w.m,
       };
@@ -151,8 +170,17 @@ export function fromWire(w: WireMessage): ReplicationMessage {
         highUsn: w.h,
         more: w.x === 1,
         utd: w.u === null ? null : vectorFromWire(w.u),
+        ...(w.p === undefined ? {} : { within: cursorFromWire(w.p) }),
       };
   }
+}
+
+function cursorToWire(c: AtomCursor): WireCursor {
+  return c.after === null ? [c.usn] : [c.usn, c.after[0], c.after[1]];
+}
+
+function cursorFromWire(w: WireCursor): AtomCursor {
+  return { usn: w[0], after: w.length === 3 ? [w[1], w[2]] : null };
 }
 
 function vectorToWire(vector: TravellingVector): WireVector {

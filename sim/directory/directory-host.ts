@@ -100,6 +100,8 @@ export interface HostOptions {
   trueMs(): number;
   /** Local GC on a timer of the node's mono clock; null: never. */
   readonly gcEveryMs?: number | null;
+  /** Bytes a pull batch this node answers stops at (default limits.batchBytesTarget). */
+  readonly batchBytes?: number | null;
   readonly labels?: Labels;
   readonly hooks?: HostHooks;
 }
@@ -288,6 +290,8 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     // Debt a crash left unpaid (it came between an erasure and its rotation, or inside the
     // rebuild): the plaintext is still on disk, and nothing else would pay it.
     if (this.store.erasureDebt > 0) this.armErasure(ctx);
+    const batchBytes = this.options.batchBytes ?? null;
+    if (batchBytes !== null) this.node.replicator.batchBytesTarget = batchBytes;
     this.options.registry.register(this.options.simId, this.node.dir.nodeId);
     ctx.trace(
       "boot",

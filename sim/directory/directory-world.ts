@@ -1,5 +1,5 @@
 import type { DirectoryNode } from "../../core/node/directory-node";
-import type { ReplicationMessage } from "../../core/repl/messages";
+import type { AtomCursor, ReplicationMessage } from "../../core/repl/messages";
 import { decodeMessage, encodeMessage } from "../../core/repl/wire";
 import type { FaultConfig } from "../faults";
 import { World } from "../world";
@@ -31,6 +31,8 @@ export interface DirectoryWorldOptions {
   readonly topology?: Topology;
   /** Local GC on every node every this many ms of its mono clock (default: never). */
   readonly gcEveryMs?: number | null;
+  /** Bytes a pull batch stops at (default limits.batchBytesTarget; Scenario `batchBytes`). */
+  readonly batchBytes?: number | null;
   /** Scenario labels shared by every host (scripted ops bind and resolve them). */
   readonly labels?: Labels;
   readonly hooks?: HostHooks;
@@ -77,6 +79,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
         domainName: "sim.example",
         trueMs: () => world.timeMs,
         gcEveryMs: options.gcEveryMs ?? null,
+        batchBytes: options.batchBytes ?? null,
         labels,
         ...(options.hooks ? { hooks: options.hooks } : {}),
       });
@@ -122,12 +125,18 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
   };
 }
 
+/** An object a batch stopped inside: its USN, and how far (`+`: after an attribute's atom). */
+function inside(cursor: AtomCursor | undefined): string {
+  if (cursor === undefined) return "";
+  return ` inside=${cursor.usn}${cursor.after === null ? "" : `:${cursor.after[0]}+`}`;
+}
+
 function describe(msg: ReplicationMessage): string {
   switch (msg.type) {
     case "pull":
-      return `pull#${msg.requestId} wm=${msg.watermark?.usn ?? 0}`;
+      return `pull#${msg.requestId} wm=${msg.watermark?.usn ?? 0}${inside(msg.watermark?.within)}`;
     case "batch":
-      return `batch#${msg.requestId} n=${msg.deltas.length} high=${msg.highUsn}${msg.more ? " more" : ""}`;
+      return `batch#${msg.requestId} n=${msg.deltas.length} high=${msg.highUsn}${msg.more ? " more" : ""}${inside(msg.within)}`;
     case "hint":
       return "hint";
   }

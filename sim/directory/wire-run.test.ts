@@ -4,7 +4,7 @@
  * and no node depends on sharing objects with a peer (a receiver that kept or changed a
  * sender's objects would see them change, or duplicates would alias). Method: scenarios that
  * exercise rollbacks, schema arriving before its dependencies, partitions, ghosts, cycles,
- * tombstone ageing and disk faults run on a few seeds with and without the scenario line
+ * tombstone ageing, disk faults and objects sent in parts run on a few seeds with and without the scenario line
  * `wire` (each delivered copy decoded afresh); every pair must pass with identical traces,
  * and a difference names the first divergent event.
  */
@@ -35,6 +35,8 @@ const files = [
   "scenarios/partition-three-two.scn",
   "scenarios/move-cycle-three.scn",
   "scenarios/gc-under-chaos.scn",
+  // Batches ending inside objects: the cursor crosses the wire in requests and batches.
+  "scenarios/large-objects-in-parts.scn",
 ];
 
 describe("replication over the wire form", () => {

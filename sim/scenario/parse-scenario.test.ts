@@ -124,6 +124,17 @@ describe("scenario files", () => {
       expect(printScenario(x)).toMatch(/^large-values share=(0\.02|0\.05|0\.2) bytes=100\.\.(16384|131072|1048576)$/mu);
       expect(parseScenario(printScenario(x)).largeValues).toEqual(x.largeValues);
     }
+    // Half of those stop pull batches early, so that objects go in parts (`batch-bytes N`);
+    // no other seed does.
+    const lowered = bigValues.filter((x) => x.batchBytes !== null);
+    expect(lowered.length).toBeGreaterThanOrEqual(bigValues.length / 4);
+    expect(lowered.length).toBeLessThanOrEqual((bigValues.length * 3) / 4);
+    for (const x of lowered) {
+      expect(printScenario(x)).toMatch(/^batch-bytes (65536|262144|1048576)$/mu);
+      expect(parseScenario(printScenario(x)).batchBytes).toEqual(x.batchBytes);
+    }
+    const all = [...Array(200).keys()].map((i) => swarmScenario(i + 1));
+    expect(all.filter((x) => x.largeValues === null && x.batchBytes !== null)).toEqual([]);
     // A purge horizon only where an atom crosses the replication graph well within it (swarm
     // seed 8726: a line of 6 pulling every 20-40 s purged a tombstone upstream before it
     // reached the far end): diameter x (a hop's worst case) <= maxTimeApart; on skewed clocks
@@ -276,6 +287,7 @@ describe("refusals name the line", () => {
     [`${header}at 5s disk-error n1 after=2 torn\n`, /line 5: unknown option torn/],
     [`${header}contention share=0.5\n`, /line 5: contention takes share=P objects=N/],
     [`${header}large-values share=0.5\n`, /line 5: large-values share=P bytes=MIN..MAX/],
+    [`${header}batch-bytes 100\n`, /line 5: expected an integer in 1024\.\.4194304, got 100/],
     [`${header}large-values share=0.5 bytes=10..2000000\n`, /line 5: expected an integer in 10..1048576, got 2000000/],
     [`${header}large-values share=0.5 bytes=10..20 size=3\n`, /line 5: bad large-values entry size=3/],
     [`${header}contention share=2 objects=3\n`, /line 5: contention share is a probability, not 2/],

@@ -130,6 +130,9 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
     case "large-values":
       d.largeValues = parseLargeValues(args, line);
       return;
+    case "batch-bytes":
+      d.batchBytes = parseCount(one(), 1024, limits.batchBytesTarget, line);
+      return;
     case "safety":
       d.safetyMs = parseDurationAt(one(), line);
       return;
@@ -190,6 +193,7 @@ function finish(d: Draft): Scenario {
     mix: d.mix,
     contention: d.contention,
     largeValues: d.largeValues,
+    batchBytes: d.batchBytes,
     safetyMs: d.safetyMs,
     livenessMs: d.livenessMs,
     roundsMax: d.roundsMax,

@@ -52,6 +52,7 @@ export function printScenario(s: Scenario): string {
       `seeds ${s.seeds.from === s.seeds.to ? s.seeds.from : `${s.seeds.from}..${s.seeds.to}`}`,
     );
   if (s.maxEvents !== null) out.push(`events ${s.maxEvents}`);
+  if (s.batchBytes !== null) out.push(`batch-bytes ${s.batchBytes}`);
   if (s.wire) out.push("wire");
   if (s.knownBug !== null) out.push(`known-bug ${s.knownBug}`);
   if (s.steps.length > 0) out.push("");

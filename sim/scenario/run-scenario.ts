@@ -141,6 +141,7 @@ function setUp(s: Scenario, options: RunOptions): Run {
     maxEvents: options.maxEvents ?? s.maxEvents ?? eventBudget(s),
     ...(options.meter ? { meter: options.meter } : {}),
     wire: s.wire,
+    batchBytes: s.batchBytes,
     invariants,
     observe: (event) => {
       if (event.kind !== "rollback" || event.node === null) return;

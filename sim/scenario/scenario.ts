@@ -28,6 +28,11 @@ export interface Scenario {
   readonly contention: Contention | null;
   /** A share of `describe` ops writes large values (workload.ts `LargeValues`); null: none. */
   readonly largeValues: LargeValues | null;
+  /**
+   * Bytes a pull batch stops at (limits.batchBytesTarget when null): lowered, objects of a few
+   * large values already go in parts (core/repl/split-delta.ts). Line `batch-bytes N`.
+   */
+  readonly batchBytes: number | null;
   readonly safetyMs: number;
   /** Virtual-time cap of the liveness phase (the round bound usually decides first). */
   readonly livenessMs: number;
@@ -159,6 +164,7 @@ export interface ScenarioOptions {
   mix: OpMix | null;
   contention: Contention | null;
   largeValues: LargeValues | null;
+  batchBytes: number | null;
   livenessMs: number;
   roundsMax: number;
   converge: string[] | null;
@@ -185,6 +191,7 @@ export function scenarioOptionDefaults(): ScenarioOptions {
     mix: null,
     contention: null,
     largeValues: null,
+    batchBytes: null,
     livenessMs: defaultLivenessMs,
     roundsMax: defaultRoundsMax,
     converge: null,

@@ -17,6 +17,7 @@ faults none
 rate 4
 contention share=0.5 objects=5
 large-values share=0.2 bytes=100..2000
+batch-bytes 4096
 wire
 safety 40s
 topology ring
@@ -37,6 +38,7 @@ describe("the shrinker", () => {
     expect(small.topology).toEqual({ kind: "mesh" });
     expect(small.contention).toBeNull();
     expect(small.largeValues).toBeNull();
+    expect(small.batchBytes).toBeNull();
     expect(small.wire).toBe(false);
     expect(small.timing).toEqual({});
     expect(small.rate).toBe(0);

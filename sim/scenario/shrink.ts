@@ -97,6 +97,7 @@ function candidates(s: Scenario): Candidate[] {
   if (s.largeValues !== null) out.push({ what: "large values off", candidate: { ...s, largeValues: null } });
   // Messages passed as objects: a failure that needs the wire form is a bug of the wire form.
   if (s.wire) out.push({ what: "wire off", candidate: { ...s, wire: false } });
+  if (s.batchBytes !== null) out.push({ what: "default batch bytes", candidate: { ...s, batchBytes: null } });
   if (Object.keys(s.timing).length > 0) out.push({ what: "default timing", candidate: { ...s, timing: {} } });
   for (const [what, faults] of fewerFaults(s.faults))
     out.push({ what, candidate: { ...s, faults } });

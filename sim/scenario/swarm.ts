@@ -93,6 +93,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null || isMild(faults.clocks));
   const topology = swarmTopology(prng.fork("topology"), nodes);
   const contention = swarmContention(prng.fork("contention"));
+  const largeValues = swarmLargeValues(prng.fork("large-values"));
   const ids = nodeIds(nodes);
   const diameter = diameterAmong(topology, ids, ids) ?? nodes - 1;
   const pace = { ...defaultTiming, ...timing };
@@ -117,7 +118,8 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     topology,
     livenessMs: livenessFor(diameter, pace),
     wire: swarmWire(prng.fork("wire")),
-    largeValues: swarmLargeValues(prng.fork("large-values")),
+    largeValues,
+    batchBytes: largeValues === null ? null : swarmBatchBytes(prng.fork("batch-bytes")),
   };
 }
 
@@ -130,6 +132,16 @@ function swarmLargeValues(prng: Prng): LargeValues | null {
   if (!prng.chance(1 / 8)) return null;
   const maxBytes = prng.pick([16 * 1024, 128 * 1024, 1024 * 1024]);
   return { share: prng.pick([0.02, 0.05, 0.2]), minBytes: 100, maxBytes };
+}
+
+/**
+ * On half of the large-value seeds, pull batches stop at 64 KiB to 1 MiB instead of 4 MiB, so
+ * objects of a few large values go in parts (core/repl/split-delta.ts) and cycles end inside
+ * objects, under every fault the seed draws.
+ */
+function swarmBatchBytes(prng: Prng): number | null {
+  if (!prng.chance(1 / 2)) return null;
+  return prng.pick([64 * 1024, 256 * 1024, 1024 * 1024]);
 }
 
 /**

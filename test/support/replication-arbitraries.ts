@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import type { ObjectDelta } from "../../core/merge/object-delta";
-import type { PullBatch, PullRequest, ReplicationMessage, TravellingVector } from "../../core/repl/messages";
+import type { AtomCursor, PullBatch, PullRequest, ReplicationMessage, TravellingVector } from "../../core/repl/messages";
 import type { Existence, Placement, ValueAtom } from "../../core/store/record";
 import type { Stamp } from "../../core/store/stamp";
 
@@ -94,26 +94,39 @@ export const vectorArb: fc.Arbitrary<TravellingVector> = fc
     return { entries, own: [own[0], { usn: own[1], node: own[2] }] as const };
   });
 
+/** Where a batch stopped inside an object: after its existence and placement, or after an atom. */
+export const cursorArb: fc.Arbitrary<AtomCursor> = fc.record({
+  usn: usnArb,
+  after: fc.option(fc.tuple(fc.string(), fc.string()), { nil: null }),
+});
+
 export const pullArb: fc.Arbitrary<PullRequest> = fc.record({
   type: fc.constant("pull" as const),
   requestId: fc.nat(),
   from: guidArb,
-  watermark: fc.option(fc.record({ invocation: guidArb, usn: usnArb, propUsn: usnArb }), { nil: null }),
+  watermark: fc.option(
+    fc.record({ invocation: guidArb, usn: usnArb, propUsn: usnArb, within: cursorArb }, { requiredKeys: ["invocation", "usn", "propUsn"] }),
+    { nil: null },
+  ),
   utd: vectorArb,
   objectsMax: fc.integer({ min: 1, max: 1000 }),
 });
 
-export const batchArb: fc.Arbitrary<PullBatch> = fc.record({
-  type: fc.constant("batch" as const),
-  requestId: fc.nat(),
-  from: guidArb,
-  invocation: guidArb,
-  continued: fc.boolean(),
-  deltas: fc.array(deltaArb, { maxLength: 4 }),
-  highUsn: usnArb,
-  more: fc.boolean(),
-  utd: fc.option(vectorArb, { nil: null }),
-});
+export const batchArb: fc.Arbitrary<PullBatch> = fc.record(
+  {
+    type: fc.constant("batch" as const),
+    requestId: fc.nat(),
+    from: guidArb,
+    invocation: guidArb,
+    continued: fc.boolean(),
+    deltas: fc.array(deltaArb, { maxLength: 4 }),
+    highUsn: usnArb,
+    more: fc.boolean(),
+    utd: fc.option(vectorArb, { nil: null }),
+    within: cursorArb,
+  },
+  { requiredKeys: ["type", "requestId", "from", "invocation", "continued", "deltas", "highUsn", "more", "utd"] },
+);
 
 export const messageArb: fc.Arbitrary<ReplicationMessage> = fc.oneof(
   pullArb,
