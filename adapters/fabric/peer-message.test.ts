@@ -46,7 +46,7 @@ const pull = {
   r: 3,
   f: node,
   w: [inv, 10, 5],
-  u: { e: [[inv, 12, node]], o: inv },
+  u: { n: [node], e: [[inv, 12, 0]], o: inv },
   m: 100,
 };
 const stamp = [1, 1767225600000, inv, inv, 7, 7];
@@ -60,7 +60,7 @@ const batch = {
   d: [[node, ["alive", inv, "user", 0, null, stamp], [inv, "Bob", stamp], [["description", [[null, 1, "x", null, stamp]]]]]],
   h: 7,
   x: 0,
-  u: { e: [[inv, 7, node]], o: inv },
+  u: { n: [node], e: [[inv, 7, 0]], o: inv },
 };
 
 describe("a peer's message at the fabric boundary", () => {
@@ -124,8 +124,10 @@ describe("a peer's message at the fabric boundary", () => {
     expect(refusal(bytesOf({ ...pull, f: node.toUpperCase() }))).toMatch(/^malformed message \(f: expected GUID, got "0{8}-/u);
     expect(refusal(bytesOf({ ...pull, r: -1 }))).toBe("malformed message (r: expected non-negative safe integer, got -1)");
     expect(refusal(bytesOf({ ...pull, m: 0 }))).toMatch(/^malformed message \(m: expected objects per batch >= 1/u);
-    expect(refusal(bytesOf({ ...pull, u: { e: [], o: inv } }))).toMatch(/^malformed message \(u: expected vector with each invocation once and its sender's own entry/u);
-    expect(refusal(bytesOf({ ...pull, u: { e: [[inv, 1, node], [inv, 2, node]], o: inv } }))).toMatch(/each invocation once/u);
+    expect(refusal(bytesOf({ ...pull, u: { n: [], e: [], o: inv } }))).toMatch(/^malformed message \(u: expected vector with each invocation once and its sender's own entry/u);
+    expect(refusal(bytesOf({ ...pull, u: { n: [node], e: [[inv, 1, 0], [inv, 2, 0]], o: inv } }))).toMatch(/each invocation once/u);
+    expect(refusal(bytesOf({ ...pull, u: { n: [node], e: [[inv, 1, 1]], o: inv } }))).toMatch(/^malformed message \(u: expected vector with .* a table its entries point into/u);
+    expect(refusal(bytesOf({ ...pull, u: { n: [node, node], e: [[inv, 1, 0]], o: inv } }))).toMatch(/^malformed message \(u: expected vector with .* naming each node once/u);
     expect(refusal(bytesOf({ ...batch, p: [7, "description", "k"] }))).toBe("accepted");
     expect(refusal(bytesOf({ ...batch, p: [7] }))).toBe("accepted");
     expect(refusal(bytesOf({ ...batch, p: [7, "description"] }))).toMatch(/^malformed message \(p: /u);

@@ -8,8 +8,9 @@
  * What is checked: the version; the fields of each message type, exactly (an unknown field is
  * refused, so a peer speaking another version of the form is not half understood); GUIDs in
  * their canonical lowercase form; USNs, versions, request ids and batch sizes as non-negative
- * safe integers; the tuples of existence, placement, stamps and atoms with their lengths; a
- * vector holding each invocation once and its sender's own entry. What is not: the meaning of
+ * safe integers; the tuples of existence, placement, stamps, atoms and cursors with their
+ * lengths; a vector holding each invocation once and its sender's own entry, with a node
+ * table naming each node once that every entry points into. What is not: the meaning of
  * names, classes and values. They were validated where they were written, and replication
  * carries atoms, not requests (a peer is an enrolled machine; the fabric authenticates it).
  */
@@ -125,7 +126,7 @@ const Delta = tupleOf<WireDelta>("delta", [
   t.union([Placement, t.null]),
   t.array(Attribute),
 ]);
-const VectorEntry = tupleOf<WireVectorEntry>("vector entry", [Guid, Count, Guid]);
+const VectorEntry = tupleOf<WireVectorEntry>("vector entry", [Guid, Count, Count]);
 const Cursor = t.union([
   tupleOf<[number]>("cursor", [Count]),
   tupleOf<[number, string, string]>("cursor with an atom", [Count, t.string, t.string]),
@@ -136,16 +137,17 @@ const Watermark = t.union([
 ]);
 
 const Vector = t.refinement(
-  exact("vector", { e: t.array(VectorEntry), o: Guid }),
+  exact("vector", { n: t.array(Guid), e: t.array(VectorEntry), o: Guid }),
   (v) => {
+    if (new Set(v.n).size !== v.n.length) return false;
     const seen = new Set<string>();
-    for (const [inv] of v.e) {
-      if (seen.has(inv)) return false;
+    for (const [inv, , at] of v.e) {
+      if (seen.has(inv) || at >= v.n.length) return false;
       seen.add(inv);
     }
     return seen.has(v.o);
   },
-  "vector with each invocation once and its sender's own entry",
+  "vector with each invocation once and its sender's own entry, naming each node once in a table its entries point into",
 );
 
 const Version = t.literal(wireVersion);

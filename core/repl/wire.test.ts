@@ -124,7 +124,7 @@ describe("replication messages on the wire", () => {
       r: 7,
       f: node,
       w: [other, 40, 30],
-      u: { e: [[other, 12, other], [own, 9, node]], o: own },
+      u: { n: [other, node], e: [[other, 12, 0], [own, 9, 1]], o: own },
       m: 100,
     });
     expect(encodeMessage(pull)).not.toContain("syncedAtMs");
