@@ -1,3 +1,4 @@
+import { limits } from "../../core/limits";
 import type { DirectoryOpKind } from "../directory/directory-op";
 import { defaultTiming, type ReplicationTiming } from "../directory/directory-host";
 import type { Contention, LargeValues, OpMix } from "../directory/workload";
@@ -119,7 +120,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
     livenessMs: livenessFor(diameter, pace),
     wire: swarmWire(prng.fork("wire")),
     largeValues,
-    batchBytes: largeValues === null ? null : swarmBatchBytes(prng.fork("batch-bytes")),
+    batchBytes: largeValues === null ? null : swarmBatchBytes(prng.fork("batch-bytes"), largeValues),
   };
 }
 
@@ -135,13 +136,15 @@ function swarmLargeValues(prng: Prng): LargeValues | null {
 }
 
 /**
- * On half of the large-value seeds, pull batches stop at 64 KiB to 1 MiB instead of 4 MiB, so
- * objects of a few large values go in parts (core/repl/split-delta.ts) and cycles end inside
- * objects, under every fault the seed draws.
+ * On half of the large-value seeds, pull batches stop at a quarter of, once or four times the
+ * largest value (at least 1 KiB) instead of 4 MiB, so objects of a few large values go in
+ * parts (core/repl/split-delta.ts) and cycles end inside objects, under every fault the seed
+ * draws (a single value above the target goes alone in its part).
  */
-function swarmBatchBytes(prng: Prng): number | null {
+function swarmBatchBytes(prng: Prng, largeValues: LargeValues): number | null {
   if (!prng.chance(1 / 2)) return null;
-  return prng.pick([64 * 1024, 256 * 1024, 1024 * 1024]);
+  const target = largeValues.maxBytes * prng.pick([0.25, 1, 4]);
+  return Math.min(limits.batchBytesTarget, Math.max(1024, target));
 }
 
 /**
