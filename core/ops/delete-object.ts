@@ -5,11 +5,12 @@ import type { Guid } from "../guid";
 import type { ObjectRecord } from "../store/record";
 import { checkDefinitionsRemovable } from "./definition-use";
 import { isRoot, requireWritable } from "./gates";
-import { subtree } from "./subtree";
+import { shownSubtree } from "./subtree";
 import { writeStage } from "./write-stage";
 
 /**
- * Soft-deletes an object and its whole alive subtree: each record's existence atom turns
+ * Soft-deletes an object and its whole alive subtree, as the view shows it (subtree.ts
+ * `shownSubtree`: in a stored cycle, not the member shown as its ancestor): each record's existence atom turns
  * `deleted` with `deleteRoot` naming this object. Subtrees already deleted by an earlier delete
  * keep their own deleteRoot. Precedence: target gate, root-is-protected,
  * system-object-protected (anywhere in the subtree), definition-in-use / facet-has-values.
@@ -19,7 +20,7 @@ export function deleteObject(dir: Directory, id: Guid, atMs: number): Result<nul
   if (!target.ok) return target;
   const guarded = guardRemoval(dir, id);
   if (!guarded.ok) return guarded;
-  const doomed = subtree(dir, id, (r) => r.existence.stage === "alive").filter(
+  const doomed = shownSubtree(dir, id, (r) => r.existence.stage === "alive").filter(
     (r) => r.existence.stage === "alive",
   );
   const removable = checkProtectedAndUsed(dir, doomed);

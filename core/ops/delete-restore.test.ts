@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Guid } from "../guid";
-import { freshDomain, make, outcome, secondMs, t0Ms, unwrap } from "../testing/node-fixture";
+import { freshDomain, make, outcome, secondMs, t0Ms, unwrap, withStoredCycle } from "../testing/node-fixture";
 
 function setup() {
   const d = freshDomain();
@@ -40,6 +40,26 @@ describe("delete", () => {
     const morgue = unwrap(s.node.morgue(t0Ms + secondMs));
     expect(morgue.map((m) => m.id).sort()).toEqual([s.a, s.b, s.c, s.d].sort());
     expect(s.node.summary(t0Ms).morgueSize).toBe(4);
+  });
+
+  it("takes the subtree the view shows: in a stored cycle, not the member shown as an ancestor", () => {
+    // Stored: A under B and B under A; shown: /LostAndFound/B/A (B's claim is the later one).
+    const d = withStoredCycle();
+    const c = make(d.node, d.b, "C");
+    const at = t0Ms + 10 * secondMs;
+    expect(unwrap(d.node.object(d.a, at)).path).toBe("/LostAndFound/B/A");
+    expect(unwrap(d.node.delete(d.a, at))).toBeNull();
+    expect(unwrap(d.node.object(d.a, at)).stage).toBe("deleted");
+    for (const id of [d.b, c]) expect(unwrap(d.node.object(id, at)).stage).toBe("alive");
+    expect(unwrap(d.node.object(c, at)).path).toBe("/LostAndFound/B/C");
+    // The member broken off takes the whole cycle, as the view shows it beneath it.
+    const e = withStoredCycle();
+    expect(unwrap(e.node.delete(e.b, at))).toBeNull();
+    for (const id of [e.a, e.b]) expect(unwrap(e.node.object(id, at)).stage).toBe("deleted");
+    // Shred likewise.
+    const f = withStoredCycle();
+    expect(unwrap(f.node.shred(f.a, at)).shredded).toBe(1);
+    expect(unwrap(f.node.object(f.b, at)).stage).toBe("alive");
   });
 
   it("delete of a tombstone gives already-deleted", () => {
@@ -209,10 +229,11 @@ describe("restore of a subtree whose descendant this node already hardened", () 
 describe("delete and restore inside a stored move cycle", () => {
   /**
    * A and B under each other (concurrent moves on two nodes; here A's claim, the latest, is
-   * broken off to /LostAndFound and B shows under it). Each one's stored parent lies in its
-   * own stored subtree, so a delete of either takes both; the restore once refused because
-   * that parent was not alive, though the very same restore lifts it: the delete could not
-   * be undone at all.
+   * broken off to /LostAndFound and B shows under it, D beside it, C under B). A delete takes
+   * the subtree the view shows: of A, the whole cycle and what hangs below it; of B, B and C
+   * only, not A, which shows as B's parent. Each one's stored parent may lie in its own stored
+   * subtree; the restore once refused because that parent was not alive, though the very same
+   * restore lifts it: the delete could not be undone at all.
    */
   function cycle() {
     const s = setup();
@@ -225,27 +246,39 @@ describe("delete and restore inside a stored move cycle", () => {
     return s;
   }
 
-  for (const target of ["a", "b"] as const) {
-    it(`a delete of ${target.toUpperCase()} takes the cycle, and its restore brings the cycle back`, () => {
-      const s = cycle();
-      unwrap(s.node.delete(s[target], t0Ms + 6 * secondMs));
-      for (const id of [s.a, s.b, s.c, s.d]) expect(s.stage(id, t0Ms + 6 * secondMs)).toBe("deleted");
-      unwrap(s.node.restore(s[target], t0Ms + 7 * secondMs));
-      for (const id of [s.a, s.b, s.c, s.d]) expect(s.stage(id, t0Ms + 7 * secondMs)).toBe("alive");
-      expect(unwrap(s.node.object(s.b, t0Ms + 7 * secondMs)).path).toBe("/LostAndFound/A/B");
-      expect(unwrap(s.node.object(s.c, t0Ms + 7 * secondMs)).path).toBe("/LostAndFound/A/B/C");
-    });
-  }
+  it("a delete of A, shown at the top, takes the cycle, and its restore brings the cycle back", () => {
+    const s = cycle();
+    unwrap(s.node.delete(s.a, t0Ms + 6 * secondMs));
+    for (const id of [s.a, s.b, s.c, s.d]) expect(s.stage(id, t0Ms + 6 * secondMs)).toBe("deleted");
+    unwrap(s.node.restore(s.a, t0Ms + 7 * secondMs));
+    for (const id of [s.a, s.b, s.c, s.d]) expect(s.stage(id, t0Ms + 7 * secondMs)).toBe("alive");
+    expect(unwrap(s.node.object(s.b, t0Ms + 7 * secondMs)).path).toBe("/LostAndFound/A/B");
+    expect(unwrap(s.node.object(s.c, t0Ms + 7 * secondMs)).path).toBe("/LostAndFound/A/B/C");
+  });
+
+  it("a delete of B, shown beneath A, takes B's shown subtree only, and its restore brings it back", () => {
+    const s = cycle();
+    unwrap(s.node.delete(s.b, t0Ms + 6 * secondMs));
+    for (const id of [s.b, s.c]) expect(s.stage(id, t0Ms + 6 * secondMs)).toBe("deleted");
+    for (const id of [s.a, s.d]) expect(s.stage(id, t0Ms + 6 * secondMs)).toBe("alive");
+    // A's stored parent is a tombstone now: an orphan, still shown where it was.
+    const a = unwrap(s.node.object(s.a, t0Ms + 6 * secondMs));
+    expect(a.path).toBe("/LostAndFound/A");
+    expect(a.orphaned).toBe(true);
+    unwrap(s.node.restore(s.b, t0Ms + 7 * secondMs));
+    for (const id of [s.a, s.b, s.c, s.d]) expect(s.stage(id, t0Ms + 7 * secondMs)).toBe("alive");
+    expect(unwrap(s.node.object(s.c, t0Ms + 7 * secondMs)).path).toBe("/LostAndFound/A/B/C");
+  });
 
   it("any cycle member brings the same delete back; a descendant below the cycle does not", () => {
     const s = cycle();
-    unwrap(s.node.delete(s.b, t0Ms + 6 * secondMs));
+    unwrap(s.node.delete(s.a, t0Ms + 6 * secondMs));
     // C hangs below the cycle: its parent B stays deleted unless B's own restore lifts it.
     expect(outcome(s.node.restore(s.c, t0Ms + 7 * secondMs))).toBe("not-restorable");
     expect(s.stage(s.c, t0Ms + 7 * secondMs)).toBe("deleted");
-    // A shows as the top of the cycle (/LostAndFound/A): B's delete took it, and restoring it
-    // lifts exactly what that delete took, B included.
-    unwrap(s.node.restore(s.a, t0Ms + 7 * secondMs));
+    // B's stored parent A is deleted, but A lies in B's stored subtree: restoring B lifts
+    // exactly what A's delete took, A included.
+    unwrap(s.node.restore(s.b, t0Ms + 7 * secondMs));
     for (const id of [s.a, s.b, s.c, s.d]) expect(s.stage(id, t0Ms + 7 * secondMs)).toBe("alive");
   });
 });

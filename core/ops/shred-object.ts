@@ -4,12 +4,13 @@ import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { checkProtectedAndUsed, guardRemoval } from "./delete-object";
 import { requireKnownClass, requireObject } from "./gates";
-import { subtree } from "./subtree";
+import { shownSubtree } from "./subtree";
 import { writeStage } from "./write-stage";
 import { effectiveStage } from "../view/aging";
 
 /**
- * Security-erases an object and its whole subtree (alive or soft-deleted): the existence atom
+ * Security-erases an object and its whole subtree (alive or soft-deleted; as the view shows
+ * it, subtree.ts `shownSubtree`): the existence atom
  * turns `shredded` (absorbing) and every value atom is dropped, absence residue included, so
  * nothing of a value survives in the record. Returns how many records were erased, so the
  * shell can raise erasure debt for the files that still hold older copies.
@@ -30,7 +31,7 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   // Records already effectively shredded (hardened, or aged past the restore window) are left
   // alone: re-stamping them would resurrect, on partners that purged them, a record they
   // refuse (scenarios/regressions/shred-restamps-purged-tombstone.scn).
-  const doomed = subtree(dir, id).filter((r) => effectiveStage(dir, r, atMs) !== "shredded");
+  const doomed = shownSubtree(dir, id).filter((r) => effectiveStage(dir, r, atMs) !== "shredded");
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
   for (const record of doomed) {
