@@ -41,8 +41,13 @@ export function enumerateChanges(
   let bytes = 0;
   let lastUsn = fromUsn;
   let more = false;
-  // The object the request's last batch stopped inside, valid in this node's same history.
-  let resumeInside = same ? (req.watermark?.within ?? null) : null;
+  // The object the request's last batch stopped inside. Only under the current invocation:
+  // a USN names one version of one object for as long as the invocation lives, but a node
+  // rolled back to an image reissues the USNs above it to new writes, and a cursor from its
+  // forgotten future, applied to whatever now sits at its USN, skipped the creation atoms of
+  // another object (regressions/cursor-under-retired-invocation-scripted). Under a retired
+  // invocation the object is sent from its start (at worst again).
+  let resumeInside = same && req.watermark?.invocation === dir.invocationId ? (req.watermark.within ?? null) : null;
   let within: AtomCursor | null = null;
   for (let at = log.positionAfter(fromUsn); at < log.length; at++) {
     const id = log.idAt(at);
