@@ -162,18 +162,26 @@ const Pull = exact("pull", {
   u: Vector,
   m: t.refinement(Count, (n) => n >= 1, "objects per batch >= 1"),
 });
-const Batch = exact("batch", {
-  v: Version,
-  t: t.literal("batch"),
-  r: Count,
-  f: Guid,
-  i: Guid,
-  c: Flag,
-  d: t.array(Delta),
-  h: Count,
-  x: Flag,
-  u: t.union([Vector, t.null]),
-}, { p: Cursor });
+const Batch = t.refinement(
+  exact(
+    "batch",
+    {
+      v: Version,
+      t: t.literal("batch"),
+      r: Count,
+      f: Guid,
+      i: Guid,
+      c: Flag,
+      d: t.array(Delta),
+      h: Count,
+      x: Flag,
+      u: t.union([Vector, t.null]),
+    },
+    { p: Cursor },
+  ),
+  (b) => b.p === undefined || b.x === 1,
+  "batch that ends inside an object (p) with more to come (x = 1)",
+);
 
 /** By message type, so that a failure is reported against the type the peer meant. */
 const byType: Readonly<Record<string, t.Decoder<unknown, WireMessage>>> = { hint: Hint, pull: Pull, batch: Batch };
