@@ -60,56 +60,53 @@ export function enumerateChanges(
     const usn = log.usnAt(at);
     const inside = resumeInside;
     resumeInside = null;
+    let record: ObjectRecord | undefined;
+    let from: "start" | AtomCursor["after"] = "start";
     if (inside !== null && usn === inside.usn) {
       // The same version of the object (a change moves it to a new USN, ahead in the log,
       // from where it is sent whole): go on after the last atom sent.
-      const record = dir.get(id);
-      assert(record !== undefined, `record ${id} of the change log is in the store`);
-      const part = deltaPart(record, propUsn, req.utd, inside.after, bytes, bytesTarget);
-      if (part.delta !== null) deltas.push(part.delta);
-      bytes += part.bytes;
-      if (!part.done) {
-        within = { usn, after: part.stoppedAfter };
-        more = true;
-        break;
+      from = inside.after;
+    } else {
+      // The summary noted at this position is of the very record version there (the log
+      // drops a note when its entry changes); the record is looked up only when it sends
+      // something.
+      let summary = log.noteAt(at) as StampSummary | undefined;
+      if (summary === undefined) {
+        record = dir.get(id);
+        assert(record !== undefined, `record ${id} of the change log is in the store`);
+        summary = stampSummary(record);
+        log.setNoteAt(at, summary);
       }
-      lastUsn = usn;
-      continue;
-    }
-    const before = lastUsn;
-    lastUsn = usn;
-    // The summary noted at this position is of the very record version there (the log drops
-    // a note when its entry changes); the record is looked up only when it sends something.
-    let summary = log.noteAt(at) as StampSummary | undefined;
-    let record: ObjectRecord | undefined;
-    if (summary === undefined) {
-      record = dir.get(id);
+      if (summarySendsNothing(summary, propUsn, req.utd)) {
+        lastUsn = usn;
+        continue;
+      }
+      record ??= dir.get(id);
       assert(record !== undefined, `record ${id} of the change log is in the store`);
-      summary = stampSummary(record);
-      log.setNoteAt(at, summary);
+      const delta = deltaOf(record, propUsn, req.utd);
+      const size = delta === null ? 0 : deltaBytes(delta);
+      if (size <= bytesTarget) {
+        if (delta !== null) {
+          deltas.push(delta);
+          bytes += size;
+        }
+        lastUsn = usn;
+        continue;
+      }
     }
-    if (summarySendsNothing(summary, propUsn, req.utd)) continue;
+    // Too large for a batch of its own (or resumed inside): this batch takes what fits of it,
+    // and the next ones the rest.
     record ??= dir.get(id);
     assert(record !== undefined, `record ${id} of the change log is in the store`);
-    const delta = deltaOf(record, propUsn, req.utd);
-    if (delta === null) continue;
-    const size = deltaBytes(delta);
-    if (size > bytesTarget) {
-      // Too large for a batch of its own: this batch takes what fits of it, and the next
-      // ones the rest.
-      const part = deltaPart(record, propUsn, req.utd, "start", bytes, bytesTarget);
-      if (part.delta !== null) deltas.push(part.delta);
-      bytes += part.bytes;
-      if (!part.done) {
-        lastUsn = before;
-        within = { usn, after: part.stoppedAfter };
-        more = true;
-        break;
-      }
-      continue;
+    const part = deltaPart(record, propUsn, req.utd, from, bytes, bytesTarget);
+    if (part.delta !== null) deltas.push(part.delta);
+    bytes += part.bytes;
+    if (!part.done) {
+      within = { usn, after: part.stoppedAfter };
+      more = true;
+      break;
     }
-    deltas.push(delta);
-    bytes += size;
+    lastUsn = usn;
   }
   const highUsn = more ? lastUsn : Math.max(fromUsn, dir.usn);
   return {
