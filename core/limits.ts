@@ -20,8 +20,9 @@ export const limits = {
    * A pull batch stops taking objects once their values come to this many bytes (estimated:
    * UTF-16 code units of values, meta and names, plus a fixed share per atom and object), as
    * well as at the destination's object count: 50 objects each holding megabytes of values would
-   * otherwise make one message of hundreds of megabytes. A batch always takes at least one
-   * object, so a single larger object still replicates (in a batch of its own).
+   * otherwise make one message of hundreds of megabytes. An object larger than the target goes
+   * in parts, a batch ending inside it (core/repl/split-delta.ts), so no message grows with the
+   * size of an object: a batch stays within about twice the target.
    */
   batchBytesTarget: 4 * 1024 * 1024,
   /** Request bodies: admits one 1 MiB value JSON-escaped plus envelope. */
