@@ -1,8 +1,8 @@
-import type { Directory } from "../directory";
 import type { ObjectDelta } from "../merge/object-delta";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import type { AtomCursor, PullBatch, PullRequest, TravellingVector } from "./messages";
 import { assert } from "../assert";
+import { definitionClasses, type Directory } from "../directory";
 import { limits } from "../limits";
 import { stampSummary, summarySendsNothing, wanted, type StampSummary } from "./dampening";
 import type { RetiredInvocation } from "./replication-state";
@@ -85,7 +85,9 @@ export function enumerateChanges(
       assert(record !== undefined, `record ${id} of the change log is in the store`);
       const delta = deltaOf(record, propUsn, req.utd);
       const size = delta === null ? 0 : deltaBytes(delta);
-      if (size <= bytesTarget) {
+      // A schema definition always goes whole: a receiver compiles the definitions it holds,
+      // and one missing its later attributes would compile with their defaults meanwhile.
+      if (size <= bytesTarget || definitionClasses.has(record.existence.className)) {
         if (delta !== null) {
           deltas.push(delta);
           bytes += size;

@@ -35,7 +35,10 @@ function atomsOf(record: ObjectRecord | undefined) {
       out[`${name}/${key}`] = { value: atom.value, present: atom.present, version: atom.stamp.version, cert: atom.stamp.cert };
     }
   }
-  return { existence: record!.existence, placement: record!.placement, out };
+  // Stamps without their local USN, which is each node's own.
+  const { stamp: e, ...existence } = record!.existence;
+  const { stamp: p, ...placement } = record!.placement;
+  return { existence, e: [e.version, e.cert], placement, p: [p.version, p.cert], out };
 }
 
 /** Runs a cycle from `req` to completion, or `stopAfter` batches; returns the batches. */
@@ -79,6 +82,40 @@ describe("an object larger than a batch, pulled", () => {
     const rest = run(source, dest, resumed);
     expect(rest.at(-1)?.more).toBe(false);
     expect(atomsOf(dest.dir.get(id))).toEqual(atomsOf(source.dir.get(id)));
+  });
+
+  it("except a schema definition, which goes whole: a receiver compiles what it holds", () => {
+    const { source, dest } = setUp();
+    const ns = unwrap(
+      source.create(
+        { parent: unwrap(source.resolvePath("/Configuration/Schema", t0Ms)).id, name: "com.example", className: "schemaNamespace", attributes: {} },
+        t0Ms,
+      ),
+    ).id;
+    const def = unwrap(
+      source.create(
+        {
+          parent: ns,
+          name: "bigDefinition",
+          className: "attributeDefinition",
+          attributes: {
+            lifecycle: ["active"],
+            system: ["false"],
+            syntax: ["string"],
+            singleValued: ["true"],
+            matching: ["caseless"],
+            description: Array.from({ length: 10 }, (_, i) => `about ${i} `.padEnd(5000, "d")),
+          },
+        },
+        t0Ms,
+      ),
+    ).id;
+    source.ready();
+    const batches = run(source, dest, dest.replicator.pullRequest(source.dir.nodeId, t0Ms));
+    const carrying = batches.filter((b) => b.deltas.some((x) => x.id === def));
+    expect(carrying).toHaveLength(1);
+    expect(atomsOf(dest.dir.get(def))).toEqual(atomsOf(source.dir.get(def)));
+    expect(unwrap(dest.schema()).quarantined).toEqual([]);
   });
 
   it("resumes inside the object after a lost request", () => {
