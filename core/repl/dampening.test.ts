@@ -9,6 +9,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { smallStampArb } from "../../test/support/replication-arbitraries";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import { atomMapKey } from "../store/record";
 import type { Stamp } from "../store/stamp";
@@ -18,19 +19,7 @@ import { flatVector } from "./vector-parts";
 
 const invocations = ["inv-a", "inv-b", "inv-c", "inv-d"];
 
-const stampArb: fc.Arbitrary<Stamp> = fc
-  .record({
-    inv: fc.integer({ min: 0, max: 3 }),
-    certUsn: fc.integer({ min: 1, max: 6 }),
-    localUsn: fc.integer({ min: 1, max: 8 }),
-  })
-  .map(({ inv, certUsn, localUsn }) => ({
-    version: 1,
-    atMs: 0,
-    origin: invocations[inv]!,
-    cert: { invocation: invocations[inv]!, usn: certUsn },
-    localUsn,
-  }));
+const stampArb = smallStampArb(invocations);
 
 const recordArb: fc.Arbitrary<ObjectRecord> = fc
   .record({

@@ -10,6 +10,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { smallStampArb } from "../../test/support/replication-arbitraries";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import type { Stamp } from "../store/stamp";
 import { wanted } from "./dampening";
@@ -18,15 +19,7 @@ import { deltaBytes, deltaPart } from "./split-delta";
 
 const invocations = ["inv-a", "inv-b", "inv-c"];
 
-const stampArb: fc.Arbitrary<Stamp> = fc
-  .record({ inv: fc.integer({ min: 0, max: 2 }), certUsn: fc.integer({ min: 1, max: 6 }), localUsn: fc.integer({ min: 1, max: 8 }) })
-  .map(({ inv, certUsn, localUsn }) => ({
-    version: 1,
-    atMs: 0,
-    origin: invocations[inv]!,
-    cert: { invocation: invocations[inv]!, usn: certUsn },
-    localUsn,
-  }));
+const stampArb = smallStampArb(invocations);
 
 const atomsArb = fc.array(
   fc.record({ key: fc.string({ maxLength: 4 }), size: fc.integer({ min: 0, max: 3000 }), stamp: stampArb }),

@@ -12,6 +12,26 @@ import type { Stamp } from "../../core/store/stamp";
 export const guidArb = fc.uuid({ version: 4 });
 export const usnArb = fc.nat({ max: 2 ** 40 });
 
+/**
+ * Stamps over a few named invocations and small USNs, for dampening and filtering tests: equal
+ * stamps, shared certificates and ties on localUsn come up often.
+ */
+export function smallStampArb(invocations: readonly string[]): fc.Arbitrary<Stamp> {
+  return fc
+    .record({
+      inv: fc.integer({ min: 0, max: invocations.length - 1 }),
+      certUsn: fc.integer({ min: 1, max: 6 }),
+      localUsn: fc.integer({ min: 1, max: 8 }),
+    })
+    .map(({ inv, certUsn, localUsn }) => ({
+      version: 1,
+      atMs: 0,
+      origin: invocations[inv]!,
+      cert: { invocation: invocations[inv]!, usn: certUsn },
+      localUsn,
+    }));
+}
+
 export const stampArb: fc.Arbitrary<Stamp> = fc
   .record({
     version: fc.integer({ min: 1, max: 9 }),
