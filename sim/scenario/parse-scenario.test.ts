@@ -289,7 +289,7 @@ describe("refusals name the line", () => {
     [`${header}at 5s disk-error n1 after=2 torn\n`, /line 5: unknown option torn/],
     [`${header}contention share=0.5\n`, /line 5: contention takes share=P objects=N/],
     [`${header}large-values share=0.5\n`, /line 5: large-values share=P bytes=MIN..MAX/],
-    [`${header}batch-bytes 100\n`, /line 5: expected an integer in 1024\.\.4194304, got 100/],
+    [`${header}batch-bytes 100\n`, /line 5: expected an integer in 256\.\.4194304, got 100/],
     [`${header}large-values share=0.5 bytes=10..2000000\n`, /line 5: expected an integer in 10..1048576, got 2000000/],
     [`${header}large-values share=0.5 bytes=10..20 size=3\n`, /line 5: bad large-values entry size=3/],
     [`${header}contention share=2 objects=3\n`, /line 5: contention share is a probability, not 2/],

@@ -131,7 +131,7 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
       d.largeValues = parseLargeValues(args, line);
       return;
     case "batch-bytes":
-      d.batchBytes = parseCount(one(), 1024, limits.batchBytesTarget, line);
+      d.batchBytes = parseCount(one(), 256, limits.batchBytesTarget, line);
       return;
     case "safety":
       d.safetyMs = parseDurationAt(one(), line);
