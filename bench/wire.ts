@@ -6,7 +6,12 @@
  * otherwise unchanged), and prints per message type: count, bytes (mean, p50, p99, max, total),
  * and the cost of the core's encoder, the core's decoder and the fabric boundary's decoder
  * (UTF-8 + JSON + io-ts checks + core decode) in microseconds per message.
+ * With `--large-values SHARE:MAX` a share of the describe ops writes values of 100 to MAX bytes
+ * (scenario line `large-values`), and `--batch-bytes N` stops batches at N bytes instead of
+ * limits.batchBytesTarget (line `batch-bytes`): batches that end inside an object (its parts,
+ * core/repl/split-delta.ts) are then tallied apart.
  * Usage: npx tsx bench/wire.ts [--minutes 10] [--rate 20] [--preset chaos] [--seed 1]
+ *          [--large-values 0.2:1048576] [--batch-bytes N]
  */
 import { Replicator } from "../core/repl/replicator";
 import type { ReplicationMessage } from "../core/repl/messages";
@@ -19,6 +24,20 @@ import { ensureSimulatorFlags } from "../sim/runtime-flags";
 
 ensureSimulatorFlags("one-run");
 const { minutes, rate, seed, preset } = runShapeArgs("wire.ts", { minutes: 10, rate: 20, seed: 1, preset: "chaos" });
+const optionOf = (name: string): string | null => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? (process.argv[at + 1] ?? null) : null;
+};
+const largeArg = optionOf("--large-values");
+const large = largeArg === null ? null : largeArg.split(":").map(Number);
+if (large !== null && (large.length !== 2 || !(large[0]! > 0 && large[0]! <= 1) || !(large[1]! >= 100))) {
+  throw new Error("usage: --large-values SHARE:MAX (0 < SHARE <= 1, MAX >= 100 bytes)");
+}
+const batchBytesArg = optionOf("--batch-bytes");
+const batchBytes = batchBytesArg === null ? null : Number(batchBytesArg);
+if (batchBytes !== null && !(Number.isSafeInteger(batchBytes) && batchBytes >= 256)) {
+  throw new Error("usage: --batch-bytes N (N >= 256)");
+}
 
 interface Tally {
   sizes: number[];
@@ -29,7 +48,14 @@ interface Tally {
 const tallies = new Map<string, Tally>();
 
 function weigh(msg: ReplicationMessage): void {
-  const kind = msg.type === "batch" ? (msg.deltas.length > 0 ? "batch with deltas" : "empty batch") : msg.type;
+  const kind =
+    msg.type !== "batch"
+      ? msg.type
+      : msg.within !== undefined
+        ? "batch ending inside an object"
+        : msg.deltas.length > 0
+          ? "batch with deltas"
+          : "empty batch";
   let t = tallies.get(kind);
   if (t === undefined) {
     t = { sizes: [], encodeMs: 0, decodeMs: 0, boundaryMs: 0 };
@@ -68,10 +94,15 @@ Replicator.prototype.receive = function (this: Replicator, ...args: Parameters<R
   return out;
 };
 
-const s = presetScenario({ preset, nodes: 5, rate, safetyMs: minutes * 60_000 });
+const s = {
+  ...presetScenario({ preset, nodes: 5, rate, safetyMs: minutes * 60_000 }),
+  largeValues: large === null ? null : { share: large[0]!, minBytes: 100, maxBytes: large[1]! },
+  batchBytes,
+};
 const r = runScenario(s, { seed });
+const knobs = `${large === null ? "" : `, large values ${largeArg}`}${batchBytes === null ? "" : `, batches of ${batchBytes} bytes`}`;
 console.log(
-  `${preset}, 5 nodes, ${rate} writes/s, ${minutes} simulated min, seed ${seed}: ${r.pass ? "PASS" : "FAIL"}; ` +
+  `${preset}, 5 nodes, ${rate} writes/s${knobs}, ${minutes} simulated min, seed ${seed}: ${r.pass ? "PASS" : "FAIL"}; ` +
     `pull requests and batches made by the replicators (hints are {"v":1,"t":"hint","f":GUID}, 61 bytes):`,
 );
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;

@@ -129,11 +129,12 @@ describe("a peer's message at the fabric boundary", () => {
     expect(refusal(bytesOf({ ...pull, u: { n: [node], e: [[inv, 1, 1]], o: inv } }))).toMatch(/^malformed message \(u: expected vector with .* a table its entries point into/u);
     expect(refusal(bytesOf({ ...pull, u: { n: [node, node], e: [[inv, 1, 0]], o: inv } }))).toMatch(/^malformed message \(u: expected vector with .* naming each node once/u);
     expect(refusal(bytesOf({ ...batch, x: 1, p: [7, "description", "k"] }))).toBe("accepted");
-    expect(refusal(bytesOf({ ...batch, x: 1, p: [7] }))).toBe("accepted");
-    expect(refusal(bytesOf({ ...batch, x: 0, p: [7] }))).toMatch(/^malformed message \(message: expected batch that ends inside an object \(p\) with more to come/u);
+    expect(refusal(bytesOf({ ...batch, x: 1, p: [7, "description", ""] }))).toBe("accepted");
+    expect(refusal(bytesOf({ ...batch, x: 0, p: [7, "description", ""] }))).toMatch(/^malformed message \(message: expected batch that ends inside an object \(p\) with more to come/u);
     expect(refusal(bytesOf({ ...batch, x: 1, p: [7, "description"] }))).toMatch(/^malformed message \(p: /u);
     expect(refusal(bytesOf({ ...pull, w: [inv, 3, 2, [3, "a", "b"]] }))).toBe("accepted");
-    expect(refusal(bytesOf({ ...pull, w: [inv, 3, 2, [-3]] }))).toMatch(/^malformed message \(w/u);
+    expect(refusal(bytesOf({ ...pull, w: [inv, 3, 2, [-3, "a", "b"]] }))).toMatch(/^malformed message \(w/u);
+    expect(refusal(bytesOf({ ...pull, w: [inv, 3, 2, [3]] }))).toMatch(/^malformed message \(w/u);
     const shortStamp = replaced(batch, ["d", 0, 2, 2], [1, 2, inv, inv, 7]);
     expect(refusal(bytesOf(shortStamp))).toBe("malformed message (d.0.2.2: stamp must be an array of 6)");
     const badStage = replaced(batch, ["d", 0, 1, 0], "gone");

@@ -127,10 +127,7 @@ const Delta = tupleOf<WireDelta>("delta", [
   t.array(Attribute),
 ]);
 const VectorEntry = tupleOf<WireVectorEntry>("vector entry", [Guid, Count, Count]);
-const Cursor = t.union([
-  tupleOf<[number]>("cursor", [Count]),
-  tupleOf<[number, string, string]>("cursor with an atom", [Count, t.string, t.string]),
-]);
+const Cursor = tupleOf<WireCursor>("cursor", [Count, t.string, t.string]);
 const Watermark = t.union([
   tupleOf<[string, number, number]>("watermark", [Guid, Count, Count]),
   tupleOf<[string, number, number, WireCursor]>("watermark inside an object", [Guid, Count, Count, Cursor]),

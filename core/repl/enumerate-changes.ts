@@ -61,11 +61,11 @@ export function enumerateChanges(
     const inside = resumeInside;
     resumeInside = null;
     let record: ObjectRecord | undefined;
-    let from: "start" | AtomCursor["after"] = "start";
+    let from: "start" | AtomCursor["next"] = "start";
     if (inside !== null && usn === inside.usn) {
       // The same version of the object (a change moves it to a new USN, ahead in the log,
-      // from where it is sent whole): go on after the last atom sent.
-      from = inside.after;
+      // from where it is sent whole): go on where the last part stopped.
+      from = inside.next;
     } else {
       // The summary noted at this position is of the very record version there (the log
       // drops a note when its entry changes); the record is looked up only when it sends
@@ -103,8 +103,8 @@ export function enumerateChanges(
     const part = deltaPart(record, propUsn, req.utd, from, bytes, bytesTarget);
     if (part.delta !== null) deltas.push(part.delta);
     bytes += part.bytes;
-    if (!part.done) {
-      within = { usn, after: part.stoppedAfter };
+    if (part.next !== null) {
+      within = { usn, next: part.next };
       more = true;
       break;
     }

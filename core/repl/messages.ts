@@ -28,12 +28,13 @@ export interface TravellingVector {
 
 /**
  * Where a batch stopped inside one object too large for a batch of its own (split-delta.ts):
- * the object's source-local USN and the last atom the batch passed, by attribute and set-key
- * (null: only its existence and placement).
+ * the object's source-local USN, and where its next part begins: an attribute, and a set-key
+ * prefix (the next part takes that attribute's atoms whose keys sort at or above it, then the
+ * attributes after it; its existence and placement went with the first part).
  */
 export interface AtomCursor {
   readonly usn: number;
-  readonly after: readonly [attr: string, key: string] | null;
+  readonly next: readonly [attr: string, keyFrom: string];
 }
 
 /** How far a destination enumerated a source (see PullRequest). */

@@ -1,12 +1,13 @@
 /**
  * Goal: an object too large for one batch goes in parts that together carry exactly the atoms
  * the destination may lack, each once, and no part grows past the byte target by more than one
- * atom; a part ending inside the object names the last atom it passed, so the next part goes
- * on after it even when a local compaction dropped atoms in between (which a count would
+ * atom; a part ending inside the object names where the next part begins, so that one goes
+ * on there even when a local compaction dropped atoms in between (which a count would
  * misplace onto an atom never sent).
  * Method: fast-check builds records of random attributes, keys, value sizes and stamps, random
  * vectors, watermarks and byte targets; parts are taken one after another as consecutive
- * batches would (each batch starting empty), and compared with a direct walk through wanted().
+ * batches would (each batch starting empty), and compared with a direct walk through wanted();
+ * the cursor's key prefix separates the keys on either side of it, by property.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -15,7 +16,7 @@ import type { ObjectRecord, ValueAtom } from "../store/record";
 import type { Stamp } from "../store/stamp";
 import { wanted } from "./dampening";
 import type { AtomCursor, TravellingVector } from "./messages";
-import { deltaBytes, deltaPart } from "./split-delta";
+import { deltaBytes, deltaPart, separator } from "./split-delta";
 
 const invocations = ["inv-a", "inv-b", "inv-c"];
 
@@ -74,12 +75,12 @@ function wantedByDefinition(record: ObjectRecord, fromUsn: number, utd: Travelli
 /** Every part of the record in turn, each one a batch of its own. */
 function allParts(record: ObjectRecord, fromUsn: number, utd: TravellingVector, target: number) {
   const parts = [];
-  let after: "start" | AtomCursor["after"] = "start";
+  let from: "start" | AtomCursor["next"] = "start";
   for (let i = 0; i < 1000; i++) {
-    const part = deltaPart(record, fromUsn, utd, after, 0, target);
+    const part = deltaPart(record, fromUsn, utd, from, 0, target);
     parts.push(part);
-    if (part.done) return parts;
-    after = part.stoppedAfter;
+    if (part.next === null) return parts;
+    from = part.next;
   }
   throw new Error("the object never ended");
 }
@@ -117,11 +118,12 @@ describe("an object sent in parts", () => {
     );
   });
 
-  it("goes on after the atom named, though atoms before it were dropped meanwhile", () => {
+  it("goes on where it stopped, though atoms before it were dropped meanwhile", () => {
     const stamp: Stamp = { version: 1, atMs: 0, origin: "inv-a", cert: { invocation: "inv-a", usn: 1 }, localUsn: 5 };
-    const keys = "abcdefghij".split("");
+    // Keys sharing long prefixes, as caseless values' keys (the values themselves) may.
+    const keys = "abcdefghij".split("").map((k) => `${"shared ".repeat(20)}${k} and more`);
     const atoms = (ks: string[]) =>
-      new Map(ks.map((k) => [k, { key: k, present: true, value: k.repeat(1000), meta: null, stamp } as ValueAtom]));
+      new Map(ks.map((k) => [k, { key: k, present: true, value: k.padEnd(860, "v"), meta: null, stamp } as ValueAtom]));
     const record: ObjectRecord = {
       id: "00000000-0000-4000-8000-000000000002",
       existence: { stage: "alive", classId: "c", className: "user", system: false, deleteRoot: null, stamp },
@@ -133,11 +135,28 @@ describe("an object sent in parts", () => {
     };
     const utd: TravellingVector = { entries: {}, own: ["inv-own", { usn: 0, node: "n" }] };
     const first = deltaPart(record, 0, utd, "start", 0, 3000);
-    expect(sentOf(first)).toEqual(["existence", "placement", "description\u0000a", "description\u0000b", "description\u0000c"]);
-    expect(first.stoppedAfter).toEqual(["description", "c"]);
-    // A compaction keeping the record's USN drops "b" and "c": the next part still starts at "d".
-    const compacted: ObjectRecord = { ...record, attrs: new Map([["description", atoms(keys.filter((k) => k !== "b" && k !== "c"))]]) };
-    const next = deltaPart(compacted, 0, utd, first.stoppedAfter, 0, 3000);
-    expect(sentOf(next)).toEqual(["description\u0000d", "description\u0000e", "description\u0000f"]);
+    const [a, b, c, d, e, f] = keys as [string, string, string, string, string, string];
+    expect(sentOf(first)).toEqual(["existence", "placement", ...[a, b, c].map((k) => `description\u0000${k}`)]);
+    // The cursor holds the shortest key prefix between the last key sent and the next one.
+    expect(first.next).toEqual(["description", `${"shared ".repeat(20)}d`]);
+    // A compaction keeping the record's USN drops b and c: the next part still starts at d.
+    const compacted: ObjectRecord = { ...record, attrs: new Map([["description", atoms(keys.filter((k) => k !== b && k !== c))]]) };
+    const next = deltaPart(compacted, 0, utd, first.next!, 0, 3000);
+    expect(sentOf(next)).toEqual([d, e, f].map((k) => `description\u0000${k}`));
+  });
+
+  it("separates two keys by the shortest prefix of the second above the first", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (x, y) => {
+        fc.pre(x !== y);
+        const [last, next] = x < y ? [x, y] : [y, x];
+        const s = separator(last, next);
+        expect(last < s && s <= next).toBe(true);
+        expect(next.startsWith(s)).toBe(true);
+        // No shorter prefix of `next` sorts above `last`.
+        if (s.length > 0) expect(next.slice(0, s.length - 1) <= last).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -56,8 +56,8 @@ export interface WireHint {
   f: string;
 }
 
-/** An object a batch stopped inside: its source USN, then the last atom passed (attribute, key). */
-export type WireCursor = [number] | [number, string, string];
+/** An object a batch stopped inside: its source USN, and where its next part begins (attribute, key prefix). */
+export type WireCursor = [number, string, string];
 
 export interface WirePull {
   v: 1;
@@ -182,11 +182,11 @@ export function fromWire(w: WireMessage): ReplicationMessage {
 }
 
 function cursorToWire(c: AtomCursor): WireCursor {
-  return c.after === null ? [c.usn] : [c.usn, c.after[0], c.after[1]];
+  return [c.usn, c.next[0], c.next[1]];
 }
 
 function cursorFromWire(w: WireCursor): AtomCursor {
-  return { usn: w[0], after: w.length === 3 ? [w[1], w[2]] : null };
+  return { usn: w[0], next: [w[1], w[2]] };
 }
 
 function vectorToWire(vector: TravellingVector): WireVector {

@@ -125,10 +125,10 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
   };
 }
 
-/** An object a batch stopped inside: its USN, and how far (`+`: after an attribute's atom). */
+/** An object a batch stopped inside: its USN, and the attribute its next part begins in. */
 function inside(cursor: AtomCursor | undefined): string {
   if (cursor === undefined) return "";
-  return ` inside=${cursor.usn}${cursor.after === null ? "" : `:${cursor.after[0]}+`}`;
+  return ` inside=${cursor.usn}:${cursor.next[0]}`;
 }
 
 function describe(msg: ReplicationMessage): string {

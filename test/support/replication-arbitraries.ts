@@ -114,10 +114,10 @@ export const vectorArb: fc.Arbitrary<TravellingVector> = fc
     return { entries, own: [own[0], { usn: own[1], node: own[2] }] as const };
   });
 
-/** Where a batch stopped inside an object: after its existence and placement, or after an atom. */
+/** Where a batch stopped inside an object: the attribute and key prefix its next part begins at. */
 export const cursorArb: fc.Arbitrary<AtomCursor> = fc.record({
   usn: usnArb,
-  after: fc.option(fc.tuple(fc.string(), fc.string()), { nil: null }),
+  next: fc.tuple(fc.string(), fc.string()),
 });
 
 export const pullArb: fc.Arbitrary<PullRequest> = fc.record({
