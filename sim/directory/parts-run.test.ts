@@ -11,18 +11,10 @@
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../scenario/battery";
 import { runScenario } from "../scenario/run-scenario";
-
-const files = [
-  "scenarios/rollback-heal.scn",
-  "scenarios/line-five-rollback.scn",
-  "scenarios/schema-before-dependencies.scn",
-  "scenarios/partition-three-two.scn",
-  "scenarios/move-cycle-three.scn",
-  "scenarios/gc-under-chaos.scn",
-];
+import { pullCycleScenarios } from "./pull-cycle-scenarios";
 
 describe("objects in parts under the scenarios' faults", () => {
-  for (const file of files) {
+  for (const file of pullCycleScenarios) {
     it(`${file} passes with batches of 512 bytes`, () => {
       const s = { ...loadScenario(file), batchBytes: 512 };
       let inside = 0;

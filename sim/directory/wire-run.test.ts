@@ -10,6 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../scenario/battery";
+import { pullCycleScenarios } from "./pull-cycle-scenarios";
 import { firstDivergence } from "../trace";
 import { parseScenario } from "../scenario/parse-scenario";
 import { printScenario } from "../scenario/print-scenario";
@@ -29,12 +30,7 @@ function compare(s: Scenario, seed: number): string | null {
 }
 
 const files = [
-  "scenarios/rollback-heal.scn",
-  "scenarios/line-five-rollback.scn",
-  "scenarios/schema-before-dependencies.scn",
-  "scenarios/partition-three-two.scn",
-  "scenarios/move-cycle-three.scn",
-  "scenarios/gc-under-chaos.scn",
+  ...pullCycleScenarios,
   // Batches ending inside objects: the cursor crosses the wire in requests and batches.
   "scenarios/large-objects-in-parts.scn",
 ];
