@@ -39,6 +39,11 @@ export class Directory {
   readonly journal = new Journal();
   schema: CompiledSchema;
   usn = 0;
+  /**
+   * The invocation's place among this node's invocations: each re-mint takes a higher one
+   * (remintInvocation). Partners bound their vectors by it (core/repl/vector-bound.ts).
+   */
+  invocationEpoch = 0;
   rollbackLatched = false;
   private definitionIds = new Set<Guid>();
   private schemaStale = false;

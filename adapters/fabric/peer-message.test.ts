@@ -46,7 +46,7 @@ const pull = {
   r: 3,
   f: node,
   w: [inv, 10, 5],
-  u: { n: [node], e: [[inv, 12, 0]], o: inv },
+  u: { n: [node], e: [[inv, 12, 0, 2]], o: inv },
   m: 100,
 };
 const stamp = [1, 1767225600000, inv, inv, 7, 7];
@@ -60,7 +60,7 @@ const batch = {
   d: [[node, ["alive", inv, "user", 0, null, stamp], [inv, "Bob", stamp], [["description", [[null, 1, "x", null, stamp]]]]]],
   h: 7,
   x: 0,
-  u: { n: [node], e: [[inv, 7, 0]], o: inv },
+  u: { n: [node], e: [[inv, 7, 0, 2]], o: inv },
 };
 
 describe("a peer's message at the fabric boundary", () => {
@@ -125,9 +125,9 @@ describe("a peer's message at the fabric boundary", () => {
     expect(refusal(bytesOf({ ...pull, r: -1 }))).toBe("malformed message (r: expected non-negative safe integer, got -1)");
     expect(refusal(bytesOf({ ...pull, m: 0 }))).toMatch(/^malformed message \(m: expected objects per batch >= 1/u);
     expect(refusal(bytesOf({ ...pull, u: { n: [], e: [], o: inv } }))).toMatch(/^malformed message \(u: expected vector with each invocation once and its sender's own entry/u);
-    expect(refusal(bytesOf({ ...pull, u: { n: [node], e: [[inv, 1, 0], [inv, 2, 0]], o: inv } }))).toMatch(/each invocation once/u);
-    expect(refusal(bytesOf({ ...pull, u: { n: [node], e: [[inv, 1, 1]], o: inv } }))).toMatch(/^malformed message \(u: expected vector with .* a table its entries point into/u);
-    expect(refusal(bytesOf({ ...pull, u: { n: [node, node], e: [[inv, 1, 0]], o: inv } }))).toMatch(/^malformed message \(u: expected vector with .* naming each node once/u);
+    expect(refusal(bytesOf({ ...pull, u: { n: [node], e: [[inv, 1, 0, 0], [inv, 2, 0, 0]], o: inv } }))).toMatch(/each invocation once/u);
+    expect(refusal(bytesOf({ ...pull, u: { n: [node], e: [[inv, 1, 1, 0]], o: inv } }))).toMatch(/^malformed message \(u: expected vector with .* a table its entries point into/u);
+    expect(refusal(bytesOf({ ...pull, u: { n: [node, node], e: [[inv, 1, 0, 0]], o: inv } }))).toMatch(/^malformed message \(u: expected vector with .* naming each node once/u);
     expect(refusal(bytesOf({ ...batch, x: 1, p: [7, "description", "k"] }))).toBe("accepted");
     expect(refusal(bytesOf({ ...batch, x: 1, p: [7, "description", ""] }))).toBe("accepted");
     expect(refusal(bytesOf({ ...batch, x: 0, p: [7, "description", ""] }))).toMatch(/^malformed message \(message: expected batch that ends inside an object \(p\) with more to come/u);

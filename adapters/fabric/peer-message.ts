@@ -126,7 +126,7 @@ const Delta = tupleOf<WireDelta>("delta", [
   t.union([Placement, t.null]),
   t.array(Attribute),
 ]);
-const VectorEntry = tupleOf<WireVectorEntry>("vector entry", [Guid, Count, Count]);
+const VectorEntry = tupleOf<WireVectorEntry>("vector entry", [Guid, Count, Count, Count]);
 const Cursor = tupleOf<WireCursor>("cursor", [Count, t.string, t.string]);
 const Watermark = t.union([
   tupleOf<[string, number, number]>("watermark", [Guid, Count, Count]),

@@ -253,12 +253,12 @@ describe("boot round trip", () => {
     expect(JSON.parse(made[1]![1])).toHaveProperty("usn", d.node.dir.usn);
     // The vector is written entry by entry: only the entries that changed.
     const many = Object.fromEntries(
-      Array.from({ length: 50 }, (_, i) => [`inv-${i}`, { usn: i, node: "n", syncedAtMs: t0Ms }]),
+      Array.from({ length: 50 }, (_, i) => [`inv-${i}`, { usn: i, node: "n", epoch: i, syncedAtMs: t0Ms }]),
     );
     d.node.replication = { ...d.node.replication, utd: { ...d.node.replication.utd, ...many } };
     d.node.markChanged();
     expect(d.node.ready()!.batch.puts.filter(([k]) => k.startsWith("meta/utd/"))).toHaveLength(50);
-    const advanced = { usn: 99, node: "n", syncedAtMs: t0Ms + 1 };
+    const advanced = { usn: 99, node: "n", epoch: 7, syncedAtMs: t0Ms + 1 };
     d.node.replication = { ...d.node.replication, utd: { ...d.node.replication.utd, "inv-7": advanced } };
     d.node.markChanged();
     const puts = d.node.ready()!.batch.puts;
@@ -268,11 +268,12 @@ describe("boot round trip", () => {
 
   it("a booted node's first batch writes only the replication parts the boot changed", () => {
     // What the boot loaded from the current layout is on disk already: the re-mint adds one
-    // vector entry (the retired invocation's) and changes the retired list, nothing else.
+    // vector entry (the retired invocation's) and changes the retired list, nothing else
+    // (one entry per node: none is beyond what a vector keeps of a node, vector-bound.ts).
     const stored: Persisted = new Map();
     const w = workload(stored);
     const many = Object.fromEntries(
-      Array.from({ length: 30 }, (_, i) => [`inv-${i}`, { usn: i, node: "n", syncedAtMs: w.now }]),
+      Array.from({ length: 30 }, (_, i) => [`inv-${i}`, { usn: i, node: `n-${i}`, epoch: 1, syncedAtMs: w.now }]),
     );
     const mark = { invocation: "p-inv", usn: 7, lastSuccessMs: w.now };
     w.n.replication = { ...w.n.replication, utd: { ...w.n.replication.utd, ...many }, watermarks: { partner: mark } };
@@ -302,7 +303,7 @@ describe("boot round trip", () => {
     const stored: Persisted = new Map();
     const w = workload(stored);
     const mark = { invocation: "p-inv", usn: 7, lastSuccessMs: w.now };
-    const entry = { usn: 5, node: "partner-node", syncedAtMs: w.now };
+    const entry = { usn: 5, node: "partner-node", epoch: 3, syncedAtMs: w.now };
     w.n.replication = { ...w.n.replication, watermarks: { partner: mark }, utd: { "p-inv": entry } };
     w.n.markChanged();
     persist(w.n, stored);

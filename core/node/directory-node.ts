@@ -126,6 +126,8 @@ export class DirectoryNode {
     if (loaded.meta === null) return null;
     dir.nodeId = loaded.meta.nodeId;
     dir.invocationId = loaded.meta.invocationId;
+    // Before epochs existed every invocation counted as epoch 0; the re-mint below goes above.
+    dir.invocationEpoch = loaded.meta.invocationEpoch ?? 0;
     dir.usn = Math.max(loaded.meta.usn, maxUsn(dir));
     dir.rollbackLatched = loaded.meta.rollbackLatched;
     dir.journal.load(loaded.journal);
@@ -143,6 +145,7 @@ export class DirectoryNode {
     return {
       nodeId: this.dir.nodeId,
       invocationId: this.dir.invocationId,
+      invocationEpoch: this.dir.invocationEpoch,
       usn: this.dir.usn,
       rollbackLatched: this.dir.rollbackLatched,
       purgeHorizonMs: this.purgeHorizonMs,

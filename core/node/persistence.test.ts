@@ -34,7 +34,7 @@ const step = fc.oneof(
 );
 
 function entry(usn: number): UtdEntry {
-  return { usn, node: "node-a", syncedAtMs: usn * 10 };
+  return { usn, node: "node-a", epoch: usn, syncedAtMs: usn * 10 };
 }
 
 describe("PersistedReplication.putChanged", () => {
@@ -122,10 +122,10 @@ describe("PersistedReplication.putChanged after mergeVectors", () => {
         write();
         for (const s of steps) {
           t += 1;
-          if (s.kind === "remint") utd = { ...utd, [`own-${t}`]: { usn: t, node: "self", syncedAtMs: t } };
+          if (s.kind === "remint") utd = { ...utd, [`own-${t}`]: { usn: t, node: "self", epoch: t, syncedAtMs: t } };
           else {
-            const theirs: Record<string, { usn: number; node: string }> = {};
-            for (const [i, usn] of s.entries) theirs[`inv-${i}`] = { usn, node: `node-${i % 3}` };
+            const theirs: Record<string, { usn: number; node: string; epoch: number }> = {};
+            for (const [i, usn] of s.entries) theirs[`inv-${i}`] = { usn, node: `node-${i % 3}`, epoch: i };
             utd = mergeVectors(utd, travellingFrom(theirs), "own-0", t);
           }
           if (s.kind !== "unwritten-merge") write();

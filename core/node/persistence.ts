@@ -3,7 +3,7 @@ import type { JournalRecord } from "../journal";
 import { decodeRecord, encodeRecord } from "../store/record-codec";
 import type { ObjectRecord } from "../store/record";
 import type { KvBatch } from "../wal/kv-batch";
-import type { ReplicationState } from "../repl/replication-state";
+import type { ReplicationState, RetiredInvocation, UtdEntry } from "../repl/replication-state";
 import { emptyReplicationState } from "../repl/replication-state";
 import { vectorChange, vectorSerial } from "../repl/vectors";
 import { assert } from "../assert";
@@ -32,6 +32,8 @@ const utdEntryPrefix = "meta/utd/";
 export interface NodeMeta {
   readonly nodeId: string;
   readonly invocationId: string;
+  /** The invocation's epoch (Directory.invocationEpoch; absent before epochs existed: 0). */
+  readonly invocationEpoch?: number;
   readonly usn: number;
   readonly rollbackLatched: boolean;
   readonly purgeHorizonMs: number | null;
@@ -221,10 +223,10 @@ function parseJson(text: string): unknown {
  */
 export class NodeLoader {
   private meta: StoredNodeMeta | null = null;
-  private utd: ReplicationState["utd"] | undefined;
+  private utd: Record<string, Legacy<UtdEntry>> | undefined;
   private readonly utdEntries: Record<string, ReplicationState["utd"][string]> = {};
   private watermarks: ReplicationState["watermarks"] | undefined;
-  private retired: ReplicationState["retired"] | undefined;
+  private retired: ReadonlyArray<Legacy<RetiredInvocation>> | undefined;
   private readonly journal: JournalRecord[] = [];
 
   /**
@@ -244,13 +246,13 @@ export class NodeLoader {
     else if (key.startsWith("j/")) this.journal.push(this.parse(value, key) as JournalRecord);
     else if (key === keys.node) this.meta = this.parse(value, key) as StoredNodeMeta;
     else if (key.startsWith(utdEntryPrefix)) {
-      const entry = this.parse(value, key) as ReplicationState["utd"][string];
-      this.utdEntries[key.slice(utdEntryPrefix.length)] = entry;
-    } else if (key === keys.utd) this.utd = this.parse(value, key) as ReplicationState["utd"];
+      const entry = this.parse(value, key) as Legacy<ReplicationState["utd"][string]>;
+      this.utdEntries[key.slice(utdEntryPrefix.length)] = withEpoch(entry);
+    } else if (key === keys.utd) this.utd = this.parse(value, key) as Record<string, Legacy<UtdEntry>>;
     else if (key === keys.watermarks) {
       this.watermarks = this.parse(value, key) as ReplicationState["watermarks"];
     } else if (key === keys.retired) {
-      this.retired = this.parse(value, key) as ReplicationState["retired"];
+      this.retired = this.parse(value, key) as ReadonlyArray<Legacy<RetiredInvocation>>;
     }
   }
 
@@ -262,16 +264,45 @@ export class NodeLoader {
     // Old layout: the whole state under meta/node. New code never writes `replication` there,
     // so when present it is also newer than any split keys (written by a later downgrade).
     const empty = emptyReplicationState();
-    const replication = single ?? {
+    const stored = single ?? {
       // The whole-vector key is dropped by the first batch that writes entries; should both
       // be present (a crash cannot cause it: both change in one batch), entries win.
       utd: { ...(this.utd ?? empty.utd), ...this.utdEntries },
       watermarks: this.watermarks ?? empty.watermarks,
       retired: this.retired ?? empty.retired,
     };
+    const replication = withEpochs(stored);
     const replicationAsStored = single === undefined && this.utd === undefined;
     return { meta: { ...small, replication }, journal: this.journal, replicationAsStored };
   }
+}
+
+/** A persisted part as layouts before epochs (VectorEntry.epoch) wrote it, or as now. */
+type Legacy<T extends { readonly epoch: number }> = Omit<T, "epoch"> & { readonly epoch?: number };
+
+/** An entry or retired invocation persisted before epochs existed counts as epoch 0, the oldest. */
+function withEpoch<T extends { readonly epoch: number }>(part: Legacy<T>): T {
+  return (part.epoch === undefined ? { ...part, epoch: 0 } : part) as T;
+}
+
+/** The old layouts' parts read with epochs (the single-key layout's vector and retired list). */
+function withEpochs(state: {
+  readonly utd: Readonly<Record<string, Legacy<UtdEntry>>>;
+  readonly watermarks: ReplicationState["watermarks"];
+  readonly retired: ReadonlyArray<Legacy<RetiredInvocation>>;
+}): ReplicationState {
+  let utd = state.utd as ReplicationState["utd"];
+  for (const invocation in state.utd) {
+    if (state.utd[invocation]!.epoch !== undefined) continue;
+    const out: Record<string, UtdEntry> = {};
+    for (const inv in state.utd) out[inv] = withEpoch<UtdEntry>(state.utd[inv]!);
+    utd = out;
+    break;
+  }
+  const retired = state.retired.some((r) => r.epoch === undefined)
+    ? state.retired.map((r) => withEpoch<RetiredInvocation>(r))
+    : (state.retired as ReplicationState["retired"]);
+  return { utd, watermarks: state.watermarks, retired };
 }
 
 /** Loads persisted records into an empty directory; returns the node meta and journal. */

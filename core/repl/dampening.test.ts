@@ -54,11 +54,11 @@ const utdArb: fc.Arbitrary<TravellingVector> = fc
     ownUsn: fc.integer({ min: 0, max: 7 }),
   })
   .map(({ usns, own, ownUsn }) => {
-    const entries: Record<string, { usn: number; node: string }> = {};
+    const entries: Record<string, { usn: number; node: string; epoch: number }> = {};
     usns.forEach((usn, i) => {
-      if (usn !== undefined) entries[invocations[i]!] = { usn, node: "n" };
+      if (usn !== undefined) entries[invocations[i]!] = { usn, node: "n", epoch: i };
     });
-    return { entries, own: [own, { usn: ownUsn, node: "n" }] as const };
+    return { entries, own: [own, { usn: ownUsn, node: "n", epoch: 9 }] as const };
   });
 
 /** wanted() by its definition, over the vector's flat dictionary (the own entry winning). */
@@ -110,15 +110,16 @@ describe("propagation dampening", () => {
       usnChanged: 7,
       hardened: false,
     };
-    const entries = { "inv-a": { usn: 5, node: "n" }, "inv-b": { usn: 8, node: "n" } };
-    const utd: TravellingVector = { entries, own: ["inv-own", { usn: 3, node: "m" }] };
+    const entries = { "inv-a": { usn: 5, node: "n", epoch: 1 }, "inv-b": { usn: 8, node: "n", epoch: 2 } };
+    const utd: TravellingVector = { entries, own: ["inv-own", { usn: 3, node: "m", epoch: 1 }] };
     const summary = stampSummary(record);
     expect(summarySendsNothing(summary, 0, utd)).toBe(false);
     expect(summarySendsNothing(summary, 7, utd)).toBe(true);
-    expect(summarySendsNothing(summary, 0, { ...utd, entries: { ...entries, "inv-b": { usn: 9, node: "n" } } })).toBe(true);
+    const b9 = { usn: 9, node: "n", epoch: 2 };
+    expect(summarySendsNothing(summary, 0, { ...utd, entries: { ...entries, "inv-b": b9 } })).toBe(true);
     // The sender's own entry wins over its stored entry of the same invocation, either way.
-    expect(summarySendsNothing(summary, 0, { entries, own: ["inv-b", { usn: 9, node: "n" }] })).toBe(true);
-    const lower = { ...entries, "inv-b": { usn: 9, node: "n" } };
-    expect(summarySendsNothing(summary, 0, { entries: lower, own: ["inv-b", { usn: 8, node: "n" }] })).toBe(false);
+    expect(summarySendsNothing(summary, 0, { entries, own: ["inv-b", b9] })).toBe(true);
+    const lower = { ...entries, "inv-b": b9 };
+    expect(summarySendsNothing(summary, 0, { entries: lower, own: ["inv-b", { usn: 8, node: "n", epoch: 2 }] })).toBe(false);
   });
 });

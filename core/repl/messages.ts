@@ -1,10 +1,15 @@
 import type { Guid } from "../guid";
 import type { ObjectDelta } from "../merge/object-delta";
 
-/** One entry of an up-to-dateness vector: the highest originating USN seen, and its node. */
+/**
+ * One entry of an up-to-dateness vector: the highest originating USN seen, its node, and the
+ * invocation's epoch (its place among the node's invocations; 0 for entries written before
+ * epochs existed, read as the oldest). Epochs let vectors stay bounded (vector-bound.ts).
+ */
 export interface VectorEntry {
   readonly usn: number;
   readonly node: Guid;
+  readonly epoch: number;
 }
 
 /** Up-to-dateness vector entries: invocation -> highest originating USN, owner node. */

@@ -131,7 +131,7 @@ describe("a peer's batch on the receiving node", () => {
           const self = d.node.dir;
           // With `evidence`, the vector names this node's own invocation at some USN.
           const tweak = (v: TravellingVector): TravellingVector =>
-            evidence ? { entries: { ...v.entries, [self.invocationId]: { usn: usnPick % 500, node: self.nodeId } }, own: v.own } : v;
+            evidence ? { entries: { ...v.entries, [self.invocationId]: { usn: usnPick % 500, node: self.nodeId, epoch: self.invocationEpoch } }, own: v.own } : v;
           const watermark =
             wm === null ? null : { invocation: wm.own ? self.invocationId : wm.inv, usn: wm.usn % 400, propUsn: wm.propUsn % 400 };
           const partner = utd.own[1].node;

@@ -5,6 +5,11 @@ export interface UtdEntry {
   readonly usn: number;
   /** The node that owns the invocation (rollback detection needs to know whose it is). */
   readonly node: Guid;
+  /**
+   * The invocation's epoch on its node (VectorEntry.epoch; loading reads entries persisted
+   * before epochs existed as 0, the oldest).
+   */
+  readonly epoch: number;
   /** Wall time (this node's clock) of the completed pull that last advanced the entry. */
   readonly syncedAtMs: number;
 }
@@ -15,6 +20,13 @@ export interface Watermark {
   readonly usn: number;
   /** Wall time of the last completed pull from this partner (null: none completed yet). */
   readonly lastSuccessMs: number | null;
+  /** The partner's invocation epoch at that pull (absent: none recorded yet, read as 0). */
+  readonly epoch?: number;
+  /**
+   * The partner's epoch at the completed pull before that one: this node's vector keeps no
+   * entry of the partner's below it (vector-bound.ts; absent: 0, no floor).
+   */
+  readonly floor?: number;
 }
 
 export interface RetiredInvocation {
@@ -26,6 +38,8 @@ export interface RetiredInvocation {
    * already acted upon, so the same evidence does not re-mint the invocation again.
    */
   readonly evidenceUsn: number;
+  /** The invocation's epoch (loading reads lists persisted before epochs existed as 0). */
+  readonly epoch: number;
 }
 
 export interface ReplicationState {

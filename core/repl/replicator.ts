@@ -7,6 +7,7 @@ import { limits } from "../limits";
 import type { PullBatch, PullRequest, Watermark } from "./messages";
 import { recordEvidence, remintInvocation, rollbackEvidence } from "./rollback";
 import { mergeVectors, ownVector } from "./vectors";
+import { boundVector, completedWatermark } from "./vector-bound";
 
 export const pullObjectsMaxDefault = 100;
 
@@ -151,14 +152,19 @@ export class Replicator {
       return this.request(batch.from, next, cycle.objectsMax);
     }
     // Only a completed cycle moves the stored watermark and the vector.
-    const mark = { invocation: batch.invocation, usn: batch.highUsn, lastSuccessMs: nowMs };
+    const state = this.node.replication;
+    const previous = state.watermarks[batch.from];
+    // The last batch carries the source's vector, and with it the source's epoch.
+    const sourceEpoch = batch.utd === null ? (previous?.epoch ?? 0) : batch.utd.own[1].epoch;
+    const mark = completedWatermark(previous, batch.invocation, batch.highUsn, nowMs, sourceEpoch);
     this.inFlight.delete(batch.from);
     this.resumeAt.delete(batch.from);
     this.refusedJournaled.delete(batch.from);
+    const watermarks = { ...state.watermarks, [batch.from]: mark };
     this.node.replication = {
-      ...this.node.replication,
-      watermarks: { ...this.node.replication.watermarks, [batch.from]: mark },
-      utd: mergeVectors(this.node.replication.utd, batch.utd, dir.invocationId, nowMs),
+      ...state,
+      watermarks,
+      utd: boundVector(mergeVectors(state.utd, batch.utd, dir.invocationId, nowMs), watermarks),
     };
     if (dir.rollbackLatched) {
       dir.rollbackLatched = false;
@@ -172,7 +178,8 @@ export class Replicator {
     const evidence = rollbackEvidence(dir, this.node.replication, vector);
     if (evidence.length === 0) return;
     const old = dir.invocationId;
-    const reminted = remintInvocation(dir, this.node.replication, nowMs);
+    const seen = evidence.reduce((m, e) => Math.max(m, e.epoch), 0);
+    const reminted = remintInvocation(dir, this.node.replication, nowMs, seen);
     this.node.replication = recordEvidence(reminted, evidence);
     dir.rollbackLatched = true;
     dir.journal.add(

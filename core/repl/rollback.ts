@@ -3,6 +3,7 @@ import type { TravellingVector, UtdVector } from "./messages";
 import { entryOf, sortedEntries } from "./vector-parts";
 import { assert } from "../assert";
 import type { ReplicationState, RetiredInvocation } from "./replication-state";
+import { boundVector } from "./vector-bound";
 
 /**
  * The invocations a received vector holds of one node, sorted. Every pull and answer carries
@@ -46,6 +47,13 @@ function retiredIndex(retired: readonly RetiredInvocation[]): ReadonlyMap<string
   return index;
 }
 
+/** One of this node's invocations as a partner's vector holds it, beyond this node's state. */
+export interface Evidence {
+  readonly invocation: string;
+  readonly usn: number;
+  readonly epoch: number;
+}
+
 /**
  * A node learns it runs rolled-back state when a partner's vector holds a USN of one of the
  * node's own invocations beyond what the node has, or an invocation of the node that the node
@@ -55,8 +63,8 @@ export function rollbackEvidence(
   dir: Directory,
   state: ReplicationState,
   vector: TravellingVector,
-): Array<{ invocation: string; usn: number }> {
-  const out: Array<{ invocation: string; usn: number }> = [];
+): Evidence[] {
+  const out: Evidence[] = [];
   const own = invocationsOf(vector, dir.nodeId);
   if (own.length === 0) return out;
   const retiredByInvocation = retiredIndex(state.retired);
@@ -64,12 +72,12 @@ export function rollbackEvidence(
     const entry = entryOf(vector, invocation);
     assert(entry !== undefined && entry.node === dir.nodeId, "a memoised vector did not change");
     if (invocation === dir.invocationId) {
-      if (entry.usn > dir.usn) out.push({ invocation, usn: entry.usn });
+      if (entry.usn > dir.usn) out.push({ invocation, usn: entry.usn, epoch: entry.epoch });
       continue;
     }
     const retired = retiredByInvocation.get(invocation);
     if (retired === undefined || entry.usn > Math.max(retired.usn, retired.evidenceUsn)) {
-      out.push({ invocation, usn: entry.usn });
+      out.push({ invocation, usn: entry.usn, epoch: entry.epoch });
     }
   }
   return out;
@@ -84,29 +92,40 @@ export function detectsRollback(dir: Directory, state: ReplicationState, vector:
  * image it was restored from) joins the retired list holding nothing (usn 0), so partners
  * send back everything of it.
  */
-export function recordEvidence(
-  state: ReplicationState,
-  evidence: ReadonlyArray<{ invocation: string; usn: number }>,
-): ReplicationState {
+export function recordEvidence(state: ReplicationState, evidence: readonly Evidence[]): ReplicationState {
   let retired = [...state.retired];
   for (const e of evidence) {
     const held = retired.find((r) => r.invocation === e.invocation);
-    if (held === undefined) retired.push({ invocation: e.invocation, usn: 0, evidenceUsn: e.usn });
+    if (held === undefined) retired.push({ invocation: e.invocation, usn: 0, evidenceUsn: e.usn, epoch: e.epoch });
     else retired = retired.map((r) => (r === held ? { ...r, evidenceUsn: Math.max(r.evidenceUsn, e.usn) } : r));
   }
   return { ...state, retired };
 }
 
 /**
- * Retires the current invocation at the current USN and mints a new one. The retired
- * invocation enters the node's own vector, so partners do not send back what it holds.
+ * Retires the current invocation at the current USN and mints a new one, at an epoch above
+ * the retired one's, every one it retired before, and `aboveEpoch` (the highest epoch of its
+ * own that rollback evidence showed: a node restored to an older image mints epochs its lost
+ * future already used, and partners' vector floors count on a node's epochs rising). The
+ * retired invocation enters the node's own vector, so partners do not send back what it
+ * holds; the vector then keeps only the newest of them (vector-bound.ts).
  */
-export function remintInvocation(dir: Directory, state: ReplicationState, nowMs: number): ReplicationState {
-  const retired = { invocation: dir.invocationId, usn: dir.usn, evidenceUsn: 0 };
+export function remintInvocation(
+  dir: Directory,
+  state: ReplicationState,
+  nowMs: number,
+  aboveEpoch = 0,
+): ReplicationState {
+  const epoch = dir.invocationEpoch;
+  const retired: RetiredInvocation = { invocation: dir.invocationId, usn: dir.usn, evidenceUsn: 0, epoch };
+  let highest = Math.max(epoch, aboveEpoch);
+  for (const r of state.retired) highest = Math.max(highest, r.epoch);
   dir.invocationId = dir.mintGuid();
+  dir.invocationEpoch = highest + 1;
+  const utd = { ...state.utd, [retired.invocation]: { usn: retired.usn, node: dir.nodeId, epoch, syncedAtMs: nowMs } };
   return {
     ...state,
     retired: [...state.retired, retired],
-    utd: { ...state.utd, [retired.invocation]: { usn: retired.usn, node: dir.nodeId, syncedAtMs: nowMs } },
+    utd: boundVector(utd, state.watermarks),
   };
 }

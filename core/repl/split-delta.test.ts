@@ -53,11 +53,11 @@ const recordArb: fc.Arbitrary<ObjectRecord> = fc
 const utdArb: fc.Arbitrary<TravellingVector> = fc
   .array(fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }), { minLength: 3, maxLength: 3 })
   .map((usns) => {
-    const entries: Record<string, { usn: number; node: string }> = {};
+    const entries: Record<string, { usn: number; node: string; epoch: number }> = {};
     usns.forEach((usn, i) => {
-      if (usn !== undefined) entries[invocations[i]!] = { usn, node: "n" };
+      if (usn !== undefined) entries[invocations[i]!] = { usn, node: "n", epoch: i };
     });
-    return { entries, own: ["inv-own", { usn: 0, node: "n" }] as const };
+    return { entries, own: ["inv-own", { usn: 0, node: "n", epoch: 0 }] as const };
   });
 
 type Sent = string; // "existence", "placement" or "attr\u0000key"
@@ -133,7 +133,7 @@ describe("an object sent in parts", () => {
       usnChanged: 5,
       hardened: false,
     };
-    const utd: TravellingVector = { entries: {}, own: ["inv-own", { usn: 0, node: "n" }] };
+    const utd: TravellingVector = { entries: {}, own: ["inv-own", { usn: 0, node: "n", epoch: 0 }] };
     const first = deltaPart(record, 0, utd, "start", 0, 3000);
     const [a, b, c, d, e, f] = keys as [string, string, string, string, string, string];
     expect(sentOf(first)).toEqual(["existence", "placement", ...[a, b, c].map((k) => `description\u0000${k}`)]);

@@ -20,15 +20,15 @@ export function forEachEntry(vector: TravellingVector, visit: (invocation: strin
 }
 
 /**
- * A travelling vector as one dictionary in invocation order, entries reduced to `usn` and
- * `node`: what it says, for the wire, the node view and tests.
+ * A travelling vector as one dictionary in invocation order, entries reduced to `usn`, `node`
+ * and `epoch`: what it says, for the wire, the node view and tests.
  */
 export function flatVector(vector: TravellingVector): Record<string, VectorEntry> {
   const all: Array<readonly [string, VectorEntry]> = [];
   forEachEntry(vector, (inv, e) => all.push([inv, e]));
   all.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const out: Record<string, VectorEntry> = {};
-  for (const [inv, e] of all) out[inv] = { usn: e.usn, node: e.node };
+  for (const [inv, e] of all) out[inv] = { usn: e.usn, node: e.node, epoch: e.epoch };
   return out;
 }
 

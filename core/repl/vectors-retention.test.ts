@@ -19,7 +19,7 @@ type Stored = Readonly<Record<string, UtdEntry>>;
 setFlagsFromString("--expose-gc");
 const collect = runInNewContext("gc") as () => void;
 
-const dir = { invocationId: "inv-self", nodeId: "node-self", usn: 7 } as unknown as Directory;
+const dir = { invocationId: "inv-self", invocationEpoch: 3, nodeId: "node-self", usn: 7 } as unknown as Directory;
 
 /** Merges `steps` pulls one after another, each vector built first as a pull would build it. */
 function chain(steps: number): { last: Stored; earlier: Array<WeakRef<object>> } {
@@ -27,7 +27,7 @@ function chain(steps: number): { last: Stored; earlier: Array<WeakRef<object>> }
   const earlier: Array<WeakRef<object>> = [];
   for (let i = 1; i <= steps; i++) {
     ownVector(dir, { ...emptyReplicationState(), utd });
-    const theirs: TravellingVector = { entries: {}, own: [`inv-${i % 3}`, { usn: i, node: `node-${i % 3}` }] };
+    const theirs: TravellingVector = { entries: {}, own: [`inv-${i % 3}`, { usn: i, node: `node-${i % 3}`, epoch: 0 }] };
     const next = mergeVectors(utd, theirs, dir.invocationId, i);
     expect(next).not.toBe(utd);
     earlier.push(new WeakRef(utd));
@@ -45,9 +45,9 @@ it("a merged vector does not keep the vectors before it alive", async () => {
   expect(alive).toBe(0);
   // The last vector is still usable: its sorted entries were kept, not its ancestors.
   expect(flatVector(ownVector(dir, { ...emptyReplicationState(), utd: last }))).toEqual({
-    "inv-0": { usn: 18, node: "node-0" },
-    "inv-1": { usn: 19, node: "node-1" },
-    "inv-2": { usn: 20, node: "node-2" },
-    "inv-self": { usn: 7, node: "node-self" },
+    "inv-0": { usn: 18, node: "node-0", epoch: 0 },
+    "inv-1": { usn: 19, node: "node-1", epoch: 0 },
+    "inv-2": { usn: 20, node: "node-2", epoch: 0 },
+    "inv-self": { usn: 7, node: "node-self", epoch: 3 },
   });
 });

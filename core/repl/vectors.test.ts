@@ -19,12 +19,12 @@ import { mergeVectors, ownVector } from "./vectors";
 type Stored = Readonly<Record<string, UtdEntry>>;
 
 function referenceOwnVector(dir: Directory, state: ReplicationState): UtdVector {
-  const out: Record<string, { usn: number; node: string }> = {};
+  const out: Record<string, { usn: number; node: string; epoch: number }> = {};
   for (const inv of Object.keys(state.utd).sort()) {
     const e = state.utd[inv];
-    if (e !== undefined) out[inv] = { usn: e.usn, node: e.node };
+    if (e !== undefined) out[inv] = { usn: e.usn, node: e.node, epoch: e.epoch };
   }
-  out[dir.invocationId] = { usn: dir.usn, node: dir.nodeId };
+  out[dir.invocationId] = { usn: dir.usn, node: dir.nodeId, epoch: dir.invocationEpoch };
   return out;
 }
 
@@ -35,30 +35,34 @@ function referenceMerge(mine: Stored, theirs: UtdVector, ownInvocation: string, 
     const e = theirs[inv];
     if (e === undefined) continue;
     const held = out[inv];
-    if (held === undefined || e.usn > held.usn) out[inv] = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
+    if (held === undefined || e.usn > held.usn) out[inv] = { usn: e.usn, node: e.node, epoch: e.epoch, syncedAtMs: nowMs };
   }
   return out;
 }
 
-function referenceEvidence(dir: Directory, state: ReplicationState, vector: UtdVector): Array<{ invocation: string; usn: number }> {
-  const out: Array<{ invocation: string; usn: number }> = [];
+function referenceEvidence(
+  dir: Directory,
+  state: ReplicationState,
+  vector: UtdVector,
+): Array<{ invocation: string; usn: number; epoch: number }> {
+  const out: Array<{ invocation: string; usn: number; epoch: number }> = [];
   for (const invocation of Object.keys(vector).sort()) {
     const entry = vector[invocation];
     if (entry === undefined || entry.node !== dir.nodeId) continue;
     if (invocation === dir.invocationId) {
-      if (entry.usn > dir.usn) out.push({ invocation, usn: entry.usn });
+      if (entry.usn > dir.usn) out.push({ invocation, usn: entry.usn, epoch: entry.epoch });
       continue;
     }
     const retired = state.retired.find((r) => r.invocation === invocation);
     if (retired === undefined || entry.usn > Math.max(retired.usn, retired.evidenceUsn)) {
-      out.push({ invocation, usn: entry.usn });
+      out.push({ invocation, usn: entry.usn, epoch: entry.epoch });
     }
   }
   return out;
 }
 
 interface SimNode {
-  dir: { nodeId: string; invocationId: string; usn: number };
+  dir: { nodeId: string; invocationId: string; invocationEpoch: number; usn: number };
   state: ReplicationState;
 }
 
@@ -84,7 +88,7 @@ describe("vector helpers", () => {
       fc.property(fc.array(stepArb, { maxLength: 60 }), fc.integer({ min: 0, max: 1_000 }), (steps, salt) => {
         let minted = salt * 1_000;
         const nodes: SimNode[] = [0, 1, 2].map((i) => ({
-          dir: { nodeId: guid(0xf00 + i), invocationId: guid(++minted), usn: 0 },
+          dir: { nodeId: guid(0xf00 + i), invocationId: guid(++minted), invocationEpoch: 0, usn: 0 },
           state: { utd: {}, watermarks: {}, retired: [] },
         }));
         const vectorOf = (n: SimNode, wire: boolean): TravellingVector => {
@@ -104,10 +108,17 @@ describe("vector helpers", () => {
           if (step.kind === "remint") {
             n.state = {
               ...n.state,
-              retired: [...n.state.retired, { invocation: n.dir.invocationId, usn: n.dir.usn, evidenceUsn: 0 }],
-              utd: { ...n.state.utd, [n.dir.invocationId]: { usn: n.dir.usn, node: n.dir.nodeId, syncedAtMs: t } },
+              retired: [
+                ...n.state.retired,
+                { invocation: n.dir.invocationId, usn: n.dir.usn, evidenceUsn: 0, epoch: n.dir.invocationEpoch },
+              ],
+              utd: {
+                ...n.state.utd,
+                [n.dir.invocationId]: { usn: n.dir.usn, node: n.dir.nodeId, epoch: n.dir.invocationEpoch, syncedAtMs: t },
+              },
             };
             n.dir.invocationId = guid(++minted);
+            n.dir.invocationEpoch += 1;
           }
           if (step.kind === "pull" || step.kind === "evidence") {
             const theirs = vectorOf(nodes[step.from]!, step.wire);

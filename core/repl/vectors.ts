@@ -8,6 +8,7 @@ interface OwnVectorMemo {
   invocation: string;
   usn: number;
   node: string;
+  epoch: number;
   vector: TravellingVector;
 }
 
@@ -24,19 +25,32 @@ const ownVectors = new WeakMap<object, OwnVectorMemo>();
  */
 export function ownVector(dir: Directory, state: ReplicationState): TravellingVector {
   const memo = ownVectors.get(state.utd);
-  if (memo !== undefined && memo.invocation === dir.invocationId && memo.usn === dir.usn && memo.node === dir.nodeId) {
+  if (
+    memo !== undefined &&
+    memo.invocation === dir.invocationId &&
+    memo.usn === dir.usn &&
+    memo.node === dir.nodeId &&
+    memo.epoch === dir.invocationEpoch
+  ) {
     return memo.vector;
   }
   const vector: TravellingVector = {
     entries: state.utd,
-    own: [dir.invocationId, { usn: dir.usn, node: dir.nodeId }],
+    own: [dir.invocationId, { usn: dir.usn, node: dir.nodeId, epoch: dir.invocationEpoch }],
   };
   if (memo === undefined) {
-    ownVectors.set(state.utd, { invocation: dir.invocationId, usn: dir.usn, node: dir.nodeId, vector });
+    ownVectors.set(state.utd, {
+      invocation: dir.invocationId,
+      usn: dir.usn,
+      node: dir.nodeId,
+      epoch: dir.invocationEpoch,
+      vector,
+    });
   } else {
     memo.invocation = dir.invocationId;
     memo.usn = dir.usn;
     memo.node = dir.nodeId;
+    memo.epoch = dir.invocationEpoch;
     memo.vector = vector;
   }
   return vector;
@@ -154,7 +168,7 @@ export function mergeVectors(
   let added: string[] | null = null;
   for (const [inv, e] of advancing) {
     if (mine[inv] === undefined) (added ??= []).push(inv);
-    const entry = { usn: e.usn, node: e.node, syncedAtMs: nowMs };
+    const entry = { usn: e.usn, node: e.node, epoch: e.epoch, syncedAtMs: nowMs };
     out[inv] = entry;
     changed.push([inv, entry]);
   }

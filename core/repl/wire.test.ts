@@ -112,8 +112,8 @@ describe("replication messages on the wire", () => {
       from: node,
       watermark: { invocation: other, usn: 40, propUsn: 30 },
       utd: {
-        entries: { [own]: { usn: 5, node, syncedAtMs: 99 } as never, [other]: { usn: 12, node: other } },
-        own: [own, { usn: 9, node }],
+        entries: { [own]: { usn: 5, node, epoch: 2, syncedAtMs: 99 } as never, [other]: { usn: 12, node: other, epoch: 4 } },
+        own: [own, { usn: 9, node, epoch: 2 }],
       },
       objectsMax: 100,
     };
@@ -124,7 +124,7 @@ describe("replication messages on the wire", () => {
       r: 7,
       f: node,
       w: [other, 40, 30],
-      u: { n: [other, node], e: [[other, 12, 0], [own, 9, 1]], o: own },
+      u: { n: [other, node], e: [[other, 12, 0, 4], [own, 9, 1, 2]], o: own },
       m: 100,
     });
     expect(encodeMessage(pull)).not.toContain("syncedAtMs");

@@ -7,7 +7,7 @@
  * The form is JSON. Records' parts reuse the record codec's tuples (store/record-codec.ts), so
  * a delta on the wire reads like the records on disk. A vector travels flat: every entry once,
  * the sender's own current entry in place of its stored one, sorted by invocation, entries
- * reduced to `usn` and `node` (`flatVector`); the receiver gets it back as a travelling vector
+ * reduced to `usn`, `node` and `epoch` (`flatVector`); the receiver gets it back as a travelling vector
  * whose entries include the own one.
  *
  * `fromWire` trusts its input's shape: text from this module's own encoder, or a value a
@@ -31,8 +31,8 @@ import { flatVector } from "./vector-parts";
 
 export const wireVersion = 1;
 
-/** invocation, usn, and its node as an index into the vector's node table `n` */
-export type WireVectorEntry = [string, number, number];
+/** invocation, usn, its node as an index into the vector's node table `n`, and its epoch */
+export type WireVectorEntry = [string, number, number, number];
 
 /**
  * Every entry once, sorted by invocation; `o` names the sender's own invocation among them.
@@ -202,18 +202,18 @@ function vectorToWire(vector: TravellingVector): WireVector {
       n.push(entry.node);
       index.set(entry.node, at);
     }
-    e.push([inv, entry.usn, at]);
+    e.push([inv, entry.usn, at, entry.epoch]);
   }
   return { n, e, o: vector.own[0] };
 }
 
 function vectorFromWire(w: WireVector): TravellingVector {
   const entries: Record<string, VectorEntry> = {};
-  for (const [inv, usn, at] of w.e) {
+  for (const [inv, usn, at, epoch] of w.e) {
     assert(entries[inv] === undefined, "one wire vector entry per invocation");
     const node = w.n[at];
     assert(node !== undefined, "a wire vector entry's node is in the node table");
-    entries[inv] = { usn, node };
+    entries[inv] = { usn, node, epoch };
   }
   const own = entries[w.o];
   assert(own !== undefined, "the wire vector holds its sender's own entry");

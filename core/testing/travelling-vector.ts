@@ -15,5 +15,5 @@ export function travellingFrom(flat: UtdVector): TravellingVector | null {
 
 /** A requester's vector that covers nothing of the source: only its own, unknown invocation. */
 export function emptyTravelling(requester: string): TravellingVector {
-  return { entries: {}, own: [`${requester}-invocation`, { usn: 0, node: requester }] };
+  return { entries: {}, own: [`${requester}-invocation`, { usn: 0, node: requester, epoch: 0 }] };
 }

@@ -101,17 +101,20 @@ export const deltaArb: fc.Arbitrary<ObjectDelta> = fc.record({
 /** A vector as senders make them: stored entries (extra fields of their own) and the own one. */
 export const vectorArb: fc.Arbitrary<TravellingVector> = fc
   .record({
-    stored: fc.uniqueArray(fc.tuple(guidArb, usnArb, guidArb, fc.nat()), { selector: ([inv]) => inv, maxLength: 6 }),
-    own: fc.tuple(guidArb, usnArb, guidArb),
+    stored: fc.uniqueArray(fc.tuple(guidArb, usnArb, guidArb, fc.nat(), fc.nat({ max: 50 })), {
+      selector: ([inv]) => inv,
+      maxLength: 6,
+    }),
+    own: fc.tuple(guidArb, usnArb, guidArb, fc.nat({ max: 50 })),
     ownStored: fc.boolean(),
     ownStoredUsn: usnArb,
   })
   .map(({ stored, own, ownStored, ownStoredUsn }) => {
-    const entries: Record<string, { usn: number; node: string; syncedAtMs: number }> = {};
-    for (const [inv, usn, node, syncedAtMs] of stored) entries[inv] = { usn, node, syncedAtMs };
+    const entries: Record<string, { usn: number; node: string; epoch: number; syncedAtMs: number }> = {};
+    for (const [inv, usn, node, syncedAtMs, epoch] of stored) entries[inv] = { usn, node, epoch, syncedAtMs };
     // The stored vector may hold an older entry of the sender's own invocation.
-    if (ownStored) entries[own[0]] = { usn: ownStoredUsn, node: own[2], syncedAtMs: 0 };
-    return { entries, own: [own[0], { usn: own[1], node: own[2] }] as const };
+    if (ownStored) entries[own[0]] = { usn: ownStoredUsn, node: own[2], epoch: own[3], syncedAtMs: 0 };
+    return { entries, own: [own[0], { usn: own[1], node: own[2], epoch: own[3] }] as const };
   });
 
 /** Where a batch stopped inside an object: the attribute and key prefix its next part begins at. */
