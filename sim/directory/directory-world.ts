@@ -55,6 +55,8 @@ export interface DirectoryWorld {
   readonly labels: Labels;
   /** The running nodes (a crashed node is absent until it restarts). */
   nodes(): Map<string, DirectoryNode>;
+  /** Whether `dest` pulls from `source` (the topology's edges; each edge both ways). */
+  pullsFrom(dest: string, source: string): boolean;
 }
 
 /** A world of directory nodes: n1 founds the domain, the others join and pull. */
@@ -122,6 +124,7 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
       for (const [id, host] of hosts) if (host.node !== null) out.set(id, host.node);
       return out;
     },
+    pullsFrom: (dest, source) => peersOf.get(dest)?.includes(source) ?? false,
   };
 }
 

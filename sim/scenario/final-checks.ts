@@ -43,8 +43,9 @@ export interface FinishedRun {
 export function settled(
   nodes: ReadonlyMap<string, DirectoryNode>,
   hardenedEver: ReadonlySet<string> = new Set(),
+  pullsFrom?: (dest: string, source: string) => boolean,
 ): boolean {
-  return quickConverged(nodes, hardenedEver) && rollbackViolations(nodes).length === 0;
+  return quickConverged(nodes, hardenedEver) && rollbackViolations(nodes, pullsFrom).length === 0;
 }
 
 /**
@@ -103,7 +104,7 @@ export function finalViolations(
   for (const [simId, node] of all) run.oracle.check(simId, node, resurrection);
   add("no-resurrection", resurrection);
   for (const [simId, node] of judged) add("schema", schemaViolations(simId, node));
-  add("rollback", rollbackViolations(judged));
+  add("rollback", rollbackViolations(judged, run.dw.pullsFrom));
   const erasure: string[] = [];
   for (const [simId, node] of all) {
     const state = run.dw.hosts.get(simId)?.erasure ?? null;

@@ -331,5 +331,5 @@ export function judgedNodes(run: {
 function isConverged(run: Run): boolean {
   const nodes = judgedNodes(run);
   if (nodes.size !== run.judged.length) return false;
-  return settled(nodes, hardenedEver(run.dw));
+  return settled(nodes, hardenedEver(run.dw), run.dw.pullsFrom);
 }
