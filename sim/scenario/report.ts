@@ -61,6 +61,8 @@ export interface RangeSummary {
   readonly convergeMeanMs: number;
   readonly convergeMaxMs: number;
   readonly eventsMean: number;
+  /** The largest vector any seed ended with (RunReport.vectorEntries). */
+  readonly vectorEntriesMax: number;
 }
 
 export function summarize(reports: readonly RunReport[]): RangeSummary {
@@ -77,6 +79,7 @@ export function summarize(reports: readonly RunReport[]): RangeSummary {
     convergeMeanMs: mean(times),
     convergeMaxMs: times.reduce((a, b) => Math.max(a, b), 0),
     eventsMean: mean(reports.map((r) => r.events)),
+    vectorEntriesMax: reports.reduce((m, r) => Math.max(m, r.vectorEntries), 0),
   };
 }
 
@@ -99,6 +102,6 @@ export function summaryLine(
     `${verdict} scenario=${name} seeds=${seeds} runs=${s.runs} pass=${s.runs - s.failed.length}${failed}` +
     ` rounds(max=${s.roundsMax} mean=${s.roundsMean.toFixed(2)})` +
     ` converge(mean=${(s.convergeMeanMs / 1000).toFixed(1)}s max=${(s.convergeMaxMs / 1000).toFixed(1)}s)` +
-    ` events(mean=${Math.round(s.eventsMean)})${wall}`
+    ` events(mean=${Math.round(s.eventsMean)}) vectors(max=${s.vectorEntriesMax})${wall}`
   );
 }

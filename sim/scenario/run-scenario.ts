@@ -45,6 +45,11 @@ export interface RunReport {
   readonly trace: readonly string[];
   readonly virtualMs: number;
   readonly outcomes: ReadonlyMap<string, number>;
+  /**
+   * Entries of the largest up-to-dateness vector a running node holds at the end (bounded:
+   * one per direct source once pulls settle, at most four of any other node; vector-bound.ts).
+   */
+  readonly vectorEntries: number;
 }
 
 /** Mutable state of one run, shared by the phases below. */
@@ -97,7 +102,18 @@ export function runScenario(s: Scenario, options: RunOptions): RunReport {
     trace,
     virtualMs: world.timeMs,
     outcomes: run.dw.ledger.outcomes,
+    vectorEntries: largestVector(run.dw),
   };
+}
+
+function largestVector(dw: DirectoryWorld): number {
+  let most = 0;
+  for (const node of dw.nodes().values()) {
+    let n = 0;
+    for (const _ in node.replication.utd) n++;
+    most = Math.max(most, n);
+  }
+  return most;
 }
 
 function setUp(s: Scenario, options: RunOptions): Run {
