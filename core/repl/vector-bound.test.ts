@@ -1,7 +1,7 @@
 /**
  * Goal: the rules that bound the up-to-dateness vector, one by one (the property test beside
- * this file checks that they keep rollback evidence): entries of a direct source below its
- * floor go, entries of any other node beyond the newest few go, nothing else does; a
+ * this file checks that they keep rollback evidence): of every node the newest few entries
+ * stay, and of a direct source every entry at or above its floor; nothing else does; a
  * completed pull moves the floor to the source's previous epoch and never down; entries and
  * retired invocations persisted before epochs existed load as epoch 0 and the boot mints
  * above them.
@@ -11,7 +11,7 @@ import { DirectoryNode } from "../node/directory-node";
 import { freshDomain, t0Ms } from "../testing/node-fixture";
 import { seededRandom } from "../testing/seeded-random";
 import type { UtdEntry, Watermark } from "./replication-state";
-import { boundVector, completedWatermark, relayedEntriesKept } from "./vector-bound";
+import { boundVector, completedWatermark, newestEntriesKept } from "./vector-bound";
 
 const entry = (node: string, epoch: number, usn = 10): UtdEntry => ({ usn, node, epoch, syncedAtMs: 0 });
 const mark = (floor: number, epoch = floor + 1): Watermark => ({ invocation: "x", usn: 1, lastSuccessMs: 0, epoch, floor });
@@ -23,19 +23,27 @@ describe("boundVector", () => {
     expect(boundVector({}, {})).toEqual({});
   });
 
-  it("drops a direct source's entries below its floor, and keeps the rest of them however many", () => {
-    const utd: Record<string, UtdEntry> = { a1: entry("a", 1), a2: entry("a", 2), a3: entry("a", 3) };
-    for (let e = 4; e < 4 + 2 * relayedEntriesKept; e++) utd[`a${e}`] = entry("a", e);
-    const bounded = boundVector(utd, { a: mark(3) });
-    expect(Object.keys(bounded)).toEqual(Object.keys(utd).filter((inv) => inv !== "a1" && inv !== "a2"));
+  it("keeps a direct source's entries at or above its floor however many, and its newest below", () => {
+    const utd: Record<string, UtdEntry> = {};
+    for (let e = 1; e <= 3 * newestEntriesKept; e++) utd[`a${String(e).padStart(2, "0")}`] = entry("a", e);
+    // A floor among the newest: only the newest stay (the floor keeps no more than they do).
+    const high = boundVector(utd, { a: mark(3 * newestEntriesKept - 1) });
+    expect(Object.values(high).map((e) => e.epoch)).toEqual(
+      Array.from({ length: newestEntriesKept }, (_, i) => 2 * newestEntriesKept + 1 + i),
+    );
+    // A low floor: everything at or above it stays, beyond the newest.
+    const low = boundVector(utd, { a: mark(3) });
+    expect(Object.values(low).map((e) => e.epoch)).toEqual(Array.from({ length: 3 * newestEntriesKept - 2 }, (_, i) => 3 + i));
     // Without a floor (none recorded yet, or an older layout), nothing of a direct source goes.
     expect(boundVector(utd, { a: { invocation: "x", usn: 1, lastSuccessMs: 0 } })).toBe(utd);
+    // Of a node this one does not pull from, only the newest stay, whatever floor another has.
+    expect(Object.keys(boundVector(utd, { b: mark(1) }))).toHaveLength(newestEntriesKept);
   });
 
   it("keeps the newest entries of any other node, equal epochs by invocation, and its key order", () => {
     const utd: Record<string, UtdEntry> = { z9: entry("c", 1) };
-    for (let e = 1; e <= relayedEntriesKept + 3; e++) utd[`c${e}`] = entry("c", e);
-    utd["b-same"] = entry("c", relayedEntriesKept + 3);
+    for (let e = 1; e <= newestEntriesKept + 3; e++) utd[`c${e}`] = entry("c", e);
+    utd["b-same"] = entry("c", newestEntriesKept + 3);
     utd["d1"] = entry("d", 0);
     const bounded = boundVector(utd, { a: mark(5) });
     const kept = Object.keys(bounded);
@@ -43,7 +51,7 @@ describe("boundVector", () => {
     const newest = Object.keys(utd)
       .filter((inv) => utd[inv]!.node === "c")
       .sort((x, y) => utd[y]!.epoch - utd[x]!.epoch || (x < y ? -1 : 1))
-      .slice(0, relayedEntriesKept);
+      .slice(0, newestEntriesKept);
     expect(kept).toEqual(Object.keys(utd).filter((inv) => newest.includes(inv) || inv === "d1"));
     expect(kept).toContain("b-same");
   });

@@ -8,7 +8,7 @@
  * far more invocations than the bound, and the largest vector must stay within it.
  */
 import { describe, expect, it } from "vitest";
-import { relayedEntriesKept } from "../../core/repl/vector-bound";
+import { newestEntriesKept } from "../../core/repl/vector-bound";
 import { presetScenario } from "../scenario/swarm";
 import { runScenario } from "../scenario/run-scenario";
 import type { DirectoryWorld } from "./directory-world";
@@ -28,11 +28,11 @@ describe("vectors under chaos", () => {
       let invocations = 0;
       for (const node of world!.nodes().values()) invocations += node.replication.retired.length + 1;
       // Every one of those used to stay in every vector.
-      expect(invocations).toBeGreaterThan(4 * nodes * (relayedEntriesKept + 1));
+      expect(invocations).toBeGreaterThan(4 * nodes * (newestEntriesKept + 1));
       // A direct source's entries since the pull before its last completed one, at most four
       // of any other node (this node's own retired ones included): a handful per node.
       expect(r.vectorEntries).toBeGreaterThan(0);
-      expect(r.vectorEntries).toBeLessThanOrEqual(nodes * (relayedEntriesKept + 1));
+      expect(r.vectorEntries).toBeLessThanOrEqual(nodes * (newestEntriesKept + 1));
     });
   }
 });
