@@ -36,3 +36,25 @@ it("retires each boot's invocation even when nothing was written between boots",
   // The vector holds an entry for every invocation this node retired, the first two boots'.
   expect(Object.keys(view.utd).sort()).toEqual([invocations[0]!, invocations[1]!].sort());
 });
+
+it("keeps only its newest retired invocations in the vector, however often it restarts", async () => {
+  // Every boot retires an invocation; the node view's vector (core/repl/vector-bound.ts) keeps
+  // the newest four of them, by epoch, and the epochs rise one per boot.
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-remint-"));
+  dirs.push(dataDir);
+  const log = (): void => {};
+  const invocations: string[] = [];
+  let last = await Daemon.open({ dataDir, boot: "either", log });
+  invocations.push(last.nodeView().invocationId);
+  for (let boot = 0; boot < 7; boot++) {
+    await last.close();
+    last = await Daemon.open({ dataDir, boot: "existing", log });
+    invocations.push(last.nodeView().invocationId);
+  }
+  const view = last.nodeView();
+  await last.close();
+  const entries = view.utd as Record<string, { epoch: number; node: string }>;
+  expect(Object.keys(entries).sort()).toEqual(invocations.slice(3, 7).sort());
+  expect(invocations.slice(3, 7).map((inv) => entries[inv]!.epoch)).toEqual([3, 4, 5, 6]);
+  for (const e of Object.values(entries)) expect(e.node).toBe(view.nodeId);
+});
