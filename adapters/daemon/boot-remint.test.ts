@@ -18,20 +18,26 @@ afterAll(() => {
   for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-it("retires each boot's invocation even when nothing was written between boots", async () => {
+/** Opens a daemon on a fresh temp dir `boots` times, closing it between; each boot's invocation and the last view. */
+async function restarted(boots: number): Promise<{ invocations: string[]; view: ReturnType<Daemon["nodeView"]> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-remint-"));
   dirs.push(dataDir);
   const log = (): void => {};
   const invocations: string[] = [];
   let last = await Daemon.open({ dataDir, boot: "either", log });
   invocations.push(last.nodeView().invocationId);
-  for (let boot = 0; boot < 2; boot++) {
+  for (let boot = 1; boot < boots; boot++) {
     await last.close();
     last = await Daemon.open({ dataDir, boot: "existing", log });
     invocations.push(last.nodeView().invocationId);
   }
   const view = last.nodeView();
   await last.close();
+  return { invocations, view };
+}
+
+it("retires each boot's invocation even when nothing was written between boots", async () => {
+  const { invocations, view } = await restarted(3);
   expect(new Set(invocations).size).toBe(3);
   // The vector holds an entry for every invocation this node retired, the first two boots'.
   expect(Object.keys(view.utd).sort()).toEqual([invocations[0]!, invocations[1]!].sort());
@@ -40,19 +46,7 @@ it("retires each boot's invocation even when nothing was written between boots",
 it("keeps only its newest retired invocations in the vector, however often it restarts", async () => {
   // Every boot retires an invocation; the node view's vector (core/repl/vector-bound.ts) keeps
   // the newest four of them, by epoch, and the epochs rise one per boot.
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-remint-"));
-  dirs.push(dataDir);
-  const log = (): void => {};
-  const invocations: string[] = [];
-  let last = await Daemon.open({ dataDir, boot: "either", log });
-  invocations.push(last.nodeView().invocationId);
-  for (let boot = 0; boot < 7; boot++) {
-    await last.close();
-    last = await Daemon.open({ dataDir, boot: "existing", log });
-    invocations.push(last.nodeView().invocationId);
-  }
-  const view = last.nodeView();
-  await last.close();
+  const { invocations, view } = await restarted(8);
   const entries = view.utd as Record<string, { epoch: number; node: string }>;
   expect(Object.keys(entries).sort()).toEqual(invocations.slice(3, 7).sort());
   expect(invocations.slice(3, 7).map((inv) => entries[inv]!.epoch)).toEqual([3, 4, 5, 6]);
