@@ -104,9 +104,10 @@ export function recordEvidence(state: ReplicationState, evidence: readonly Evide
 
 /**
  * Retires the current invocation at the current USN and mints a new one, at an epoch above
- * the retired one's, every one it retired before, and `aboveEpoch` (the highest epoch of its
- * own that rollback evidence showed: a node restored to an older image mints epochs its lost
- * future already used, and partners' vector floors count on a node's epochs rising). The
+ * the retired one's and above `aboveEpoch` (the highest epoch of its own that rollback
+ * evidence showed: a node restored to an older image mints epochs its lost future already
+ * used, and partners' vector floors count on a node's epochs rising). The current epoch is
+ * above every retired one already (evidence recorded after a re-mint is below it). The
  * retired invocation enters the node's own vector, so partners do not send back what it
  * holds; the vector then keeps only the newest of them (vector-bound.ts).
  */
@@ -118,10 +119,8 @@ export function remintInvocation(
 ): ReplicationState {
   const epoch = dir.invocationEpoch;
   const retired: RetiredInvocation = { invocation: dir.invocationId, usn: dir.usn, evidenceUsn: 0, epoch };
-  let highest = Math.max(epoch, aboveEpoch);
-  for (const r of state.retired) highest = Math.max(highest, r.epoch);
   dir.invocationId = dir.mintGuid();
-  dir.invocationEpoch = highest + 1;
+  dir.invocationEpoch = Math.max(epoch, aboveEpoch) + 1;
   const utd = { ...state.utd, [retired.invocation]: { usn: retired.usn, node: dir.nodeId, epoch, syncedAtMs: nowMs } };
   return {
     ...state,
