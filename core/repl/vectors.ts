@@ -8,7 +8,6 @@ interface OwnVectorMemo {
   invocation: string;
   usn: number;
   node: string;
-  epoch: number;
   vector: TravellingVector;
 }
 
@@ -25,13 +24,8 @@ const ownVectors = new WeakMap<object, OwnVectorMemo>();
  */
 export function ownVector(dir: Directory, state: ReplicationState): TravellingVector {
   const memo = ownVectors.get(state.utd);
-  if (
-    memo !== undefined &&
-    memo.invocation === dir.invocationId &&
-    memo.usn === dir.usn &&
-    memo.node === dir.nodeId &&
-    memo.epoch === dir.invocationEpoch
-  ) {
+  // An invocation's epoch never changes (a re-mint changes both), so the invocation names it.
+  if (memo !== undefined && memo.invocation === dir.invocationId && memo.usn === dir.usn && memo.node === dir.nodeId) {
     return memo.vector;
   }
   const vector: TravellingVector = {
@@ -39,18 +33,11 @@ export function ownVector(dir: Directory, state: ReplicationState): TravellingVe
     own: [dir.invocationId, { usn: dir.usn, node: dir.nodeId, epoch: dir.invocationEpoch }],
   };
   if (memo === undefined) {
-    ownVectors.set(state.utd, {
-      invocation: dir.invocationId,
-      usn: dir.usn,
-      node: dir.nodeId,
-      epoch: dir.invocationEpoch,
-      vector,
-    });
+    ownVectors.set(state.utd, { invocation: dir.invocationId, usn: dir.usn, node: dir.nodeId, vector });
   } else {
     memo.invocation = dir.invocationId;
     memo.usn = dir.usn;
     memo.node = dir.nodeId;
-    memo.epoch = dir.invocationEpoch;
     memo.vector = vector;
   }
   return vector;
