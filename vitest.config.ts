@@ -7,7 +7,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Most of the suite's CPU is simulator batteries, run side by side in two workers: the V8
+    // One worker per core: vitest's default for `run` is one fewer than the cores, which on a
+    // two-core CI machine ran the whole suite in a single worker (~15 minutes instead of ~8).
+    maxWorkers: "100%",
+    // Most of the suite's CPU is simulator batteries, run side by side in those workers: the V8
     // flags of many runs (sim/runtime-flags.ts).
     execArgv: simulatorNodeFlags("many-runs"),
     // vitest's summary first, then one plain closing line for CI (see the reporter).
