@@ -12,6 +12,10 @@ import { TransportError } from "./transport-errors";
  */
 const parseJson = bodyParser({
   enableTypes: ["json"],
+  // Every type the check below lets through as JSON (`application/*+json`, such as
+  // merge-patch+json), not only koa-bodyparser's own list: a body it skipped reached the
+  // decoder as `{}` and was refused for fields it did carry.
+  extendTypes: { json: ["+json"] },
   jsonLimit: `${limits.requestBodyBytesMax}b`,
   strict: true,
 });

@@ -99,6 +99,16 @@ describe("request bodies", () => {
     expect(r.status).toBe(200);
   });
 
+  it("any application/*+json type is read as JSON", async () => {
+    const create = `/api/objects/${alice}/children`;
+    for (const type of ["application/merge-patch+json", "application/vnd.canopy+json"]) {
+      const body = JSON.stringify({ name: type.replace("/", "-"), class: "organizationalUnit" });
+      const r = await raw("POST", create, body, type);
+      expect({ type, status: r.status }).toEqual({ type, status: 201 });
+    }
+    expectTransport(await raw("POST", create, '{"name":', "application/merge-patch+json"), 400, "bad-request");
+  });
+
   it("a body beyond the request bound is 413 JSON", async () => {
     const body = JSON.stringify({ values: ["x".repeat(limits.requestBodyBytesMax)] });
     expectTransport(
