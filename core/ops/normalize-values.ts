@@ -65,6 +65,13 @@ function normalizeOne(
 }
 
 /**
+ * SPEC's durations (integers in seconds, read from /Configuration by Directory.replicationConfig).
+ * A negative one has no meaning, and the reader would fall back to the default without a word,
+ * so it is refused when written.
+ */
+const durationAttributes: ReadonlySet<string> = new Set(["maxTimeApart", "timeUntilShred"]);
+
+/**
  * A reference must name an alive object when it is written. A reference the object already
  * holds is kept as it is even if its target died since (refState shows it), so a wholesale
  * rewrite of a member list never fails on members that were deleted meanwhile.
@@ -77,6 +84,9 @@ function parseTyped(
 ): Result<string> {
   const parsed = parseValue(attr.syntax, raw);
   if (!parsed.ok) return refuse("syntax-violation", `${attr.name}: ${parsed.message}`);
+  if (durationAttributes.has(attr.name) && parsed.value.startsWith("-")) {
+    return refuse("syntax-violation", `${attr.name} is a number of seconds, 0 or more; not ${parsed.value}`);
+  }
   if (attr.syntax === "reference" && !held.has(parsed.value)) {
     const target = dir.get(parsed.value);
     if (target === undefined || target.existence.stage !== "alive") {

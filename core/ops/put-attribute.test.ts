@@ -16,6 +16,7 @@ import {
   freshDomain,
   make,
   outcome,
+  refusalMessage,
   secondMs,
   t0Ms,
   unwrap,
@@ -112,9 +113,19 @@ describe("syntax-violation", () => {
     for (const bad of ["abc", "1.5", "01", "+1", "", "99999999999999999999"]) {
       expectRefused(s.node, s.configuration, "timeUntilShred", [bad], "syntax-violation");
     }
-    expect(outcome(s.node.putAttribute(s.configuration, "timeUntilShred", ["-1"], t0Ms))).toBe(
-      "ok",
-    );
+  });
+
+  it("durations: timeUntilShred and maxTimeApart are seconds, 0 or more", () => {
+    const s = setup();
+    for (const attr of ["timeUntilShred", "maxTimeApart"]) {
+      for (const bad of ["-1", "-2592000"]) {
+        expectRefused(s.node, s.configuration, attr, [bad], "syntax-violation");
+      }
+      expect(refusalMessage(s.node.putAttribute(s.configuration, attr, ["-5"], t0Ms))).toContain("0 or more");
+      expect(outcome(s.node.putAttribute(s.configuration, attr, ["0"], t0Ms))).toBe("ok");
+      s.node.ready();
+    }
+    expect(s.node.dir.replicationConfig()).toEqual({ restoreWindowMs: 0, purgeAfterMs: 0 });
   });
 
   it("boolean: singleValued on an object that attached attributeSchema", () => {
