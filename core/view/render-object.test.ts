@@ -17,6 +17,7 @@ import {
   secondMs,
   t0Ms,
   unwrap,
+  valuesOf,
 } from "../testing/node-fixture";
 
 describe("a fresh domain", () => {
@@ -291,5 +292,26 @@ describe("the morgue", () => {
     ]);
     unwrap(d.node.restore(ou, t0Ms + 4 * secondMs));
     expect(unwrap(d.node.morgue(t0Ms)).map((m) => m.id)).toEqual([solo]);
+  });
+});
+
+describe("a tombstone past its restore window", () => {
+  it("shows as the skeleton GC hardens it to, whether or not GC ran", () => {
+    const d = freshDomain();
+    unwrap(d.node.putAttribute(d.configuration, "timeUntilShred", ["60"], t0Ms));
+    const alice = make(d.node, d.root, "alice", "user", t0Ms, {
+      givenName: ["Alice"],
+      email: ["alice@aging.test"],
+    });
+    unwrap(d.node.delete(alice, t0Ms + secondMs));
+    const within = unwrap(d.node.object(alice, t0Ms + 30 * secondMs));
+    expect(within.effectiveStage).toBe("deleted");
+    expect(valuesOf(within, "email")).toEqual(["alice@aging.test"]);
+    // The same cached payload is not served once the window has passed.
+    const aged = unwrap(d.node.object(alice, t0Ms + 62 * secondMs));
+    expect(aged).toMatchObject({ stage: "deleted", effectiveStage: "shredded", attributes: [] });
+    expect(unwrap(d.node.gc(t0Ms + 62 * secondMs)).hardened).toBe(1);
+    const hardened = unwrap(d.node.object(alice, t0Ms + 62 * secondMs));
+    expect({ ...hardened, usnChanged: 0 }).toEqual({ ...aged, usnChanged: 0 });
   });
 });

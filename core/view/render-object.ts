@@ -46,7 +46,12 @@ function renderFresh(
   const dir = view.dir;
   const facts = view.of(record);
   const cls = dir.schema.classById(record.existence.classId);
-  const attached = presentValues(record, "attachedFacets").map((a) => a.value ?? "");
+  const stage = effectiveStage(dir, record, nowMs, observed);
+  // A tombstone past its restore window shows as the skeleton GC will harden it to (no values,
+  // no attached facets), whether or not this node's GC has run since: SPEC's aging past
+  // timeUntilShred is "local GC or apply-time aging", and every node shows the same skeleton.
+  const skeleton = stage === "shredded";
+  const attached = skeleton ? [] : presentValues(record, "attachedFacets").map((a) => a.value ?? "");
   const payload: ObjectPayload = {
     id: record.id,
     parent: record.placement.parent,
@@ -59,13 +64,13 @@ function renderFresh(
     path: view.path(record),
     hasChildren: view.hasAliveChildren(record.id),
     stage: record.existence.stage,
-    effectiveStage: effectiveStage(dir, record, nowMs, observed),
+    effectiveStage: stage,
     ghost: isGhost(dir, record),
     existence: renderStamp(record.existence.stamp),
     placement: renderStamp(record.placement.stamp),
     usnChanged: record.usnChanged,
     referencedBy: referencedBy(view, record),
-    attributes: renderAttributes(view, record, nowMs, observed),
+    attributes: skeleton ? [] : renderAttributes(view, record, nowMs, observed),
   };
   return withRepairs(payload, record, facts);
 }
