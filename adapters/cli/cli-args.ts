@@ -38,6 +38,15 @@ export function parseHostPort(flag: string, text: string): HostPort {
   return { host, port };
 }
 
+/** A whole number of seconds, 0 included (as SPEC's own durations are given). */
+export function parseSeconds(flag: string, text: string): number {
+  const seconds = /^(0|[1-9][0-9]{0,9})$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(seconds)) {
+    throw new UsageError(`${flag} must be a whole number of seconds (0 or more), got ${JSON.stringify(text)}`);
+  }
+  return seconds;
+}
+
 /** The interlink endpoint as the core's `endpoint` syntax will judge it at enrollment. */
 export function checkInterlink(text: string): string {
   const parsed = parseEndpoint(text);

@@ -3,10 +3,12 @@ import { listen } from "../http/http-server";
 import type { ListeningServer } from "../http/http-server";
 import { Daemon, defaultDomainName } from "../daemon/daemon";
 import { defaultInterlink } from "../daemon/enroll-machine";
+import { defaultGcEverySeconds } from "../daemon/gc-schedule";
 import {
   checkDomainName,
   checkInterlink,
   parseFlags,
+  parseSeconds,
   parseHostPort,
   requireFlag,
 } from "./cli-args";
@@ -14,7 +16,7 @@ import {
 export const defaultHttp = "127.0.0.1:7390";
 
 export const serveUsage = `usage: canopy serve --data DIR [--http HOST:PORT] [--create-if-missing]
-                    [--name NAME] [--interlink HOST:PORT]
+                    [--name NAME] [--interlink HOST:PORT] [--gc-every SECONDS]
 
 Serves the domain held in DIR over the JSON API (SPEC) until SIGINT or SIGTERM, then stops
 accepting, finishes pending commits, closes the store and exits 0.
@@ -25,6 +27,9 @@ accepting, finishes pending commits, closes the store and exits 0.
   --name NAME             domain name when one is created (default ${defaultDomainName})
   --interlink HOST:PORT   interlink endpoint when this machine is enrolled
                           (default ${defaultInterlink})
+  --gc-every SECONDS      local GC (hardening past timeUntilShred, purging past
+                          maxTimeApart) at start and then every SECONDS
+                          (default ${defaultGcEverySeconds}); 0: only on POST /api/gc
   --help                  this text`;
 
 export async function serveCommand(args: readonly string[]): Promise<number> {
@@ -34,6 +39,7 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
     "create-if-missing": { type: "boolean" },
     name: { type: "string" },
     interlink: { type: "string" },
+    "gc-every": { type: "string" },
     help: { type: "boolean" },
   });
   if (flags.help === true) {
@@ -42,11 +48,13 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
   }
   const dataDir = requireFlag("--data", flags.data);
   const bind = parseHostPort("--http", flags.http ?? defaultHttp);
+  const gcEverySeconds = parseSeconds("--gc-every", flags["gc-every"] ?? String(defaultGcEverySeconds));
   const daemon = await Daemon.open({
     dataDir,
     boot: flags["create-if-missing"] === true ? "either" : "existing",
     domainName: checkDomainName(flags.name ?? defaultDomainName),
     interlink: checkInterlink(flags.interlink ?? defaultInterlink),
+    gcEveryMs: gcEverySeconds * 1000,
   });
   let server: ListeningServer;
   try {

@@ -15,7 +15,8 @@
  *   is raised before the batch is committed (a crash between them then overstates the debt
  *   instead of forgetting plaintext), and after the commit a rotation starts the rebuild that
  *   pays it.
- * - GC runs only on demand (POST /api/gc); there is no periodic timer in this version.
+ * - GC runs on a schedule when `gcEveryMs` is given (the serve command gives it: every hour by
+ *   default, gc-schedule.ts), at start and then every period, and on demand (POST /api/gc).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -31,6 +32,8 @@ import type { DurabilityMarks } from "../../core/wal/wal-log";
 import { DurableStore } from "../storage/durable-store";
 import { CryptoRandom } from "./crypto-random";
 import { defaultInterlink, enrollMachine } from "./enroll-machine";
+import { scheduleGc } from "./gc-schedule";
+import type { GcSchedule } from "./gc-schedule";
 import { GroupCommit } from "./group-commit";
 import {
   generateMachineKey,
@@ -53,6 +56,8 @@ export interface DaemonOptions {
   readonly interlink?: string;
   readonly clock?: () => number;
   readonly log?: (line: string) => void;
+  /** Local GC's period; absent or 0: GC runs only on demand (POST /api/gc). */
+  readonly gcEveryMs?: number;
 }
 
 export const defaultDomainName = "canopy";
@@ -110,6 +115,7 @@ export class Daemon {
   private appendedUsn: number;
   private durableUsn: number;
   private closing = false;
+  private gcSchedule: GcSchedule | null = null;
 
   private constructor(
     private readonly node: DirectoryNode,
@@ -144,6 +150,8 @@ export class Daemon {
       const machine = { object: started.key.object, machineKey: machineKeyValue(started.key) };
       const daemon = new Daemon(started.node, opened.store, boot, machine, clock, log);
       daemon.resumeErasure();
+      const gcEveryMs = options.gcEveryMs ?? 0;
+      if (gcEveryMs > 0) daemon.gcSchedule = scheduleGc(gcEveryMs, () => daemon.scheduledGc());
       return daemon;
     } catch (error) {
       await opened.store.close();
@@ -217,6 +225,7 @@ export class Daemon {
   /** Refuses new writes, lets the pending flush finish, then closes the store. */
   async close(): Promise<void> {
     this.closing = true;
+    this.gcSchedule?.stop();
     await this.commits.drain();
     await this.store.close();
   }
@@ -266,6 +275,17 @@ export class Daemon {
    * still in some file, and nothing else would start the rebuild before the next shred or
    * size rotation. A rotation seals whatever generation the debt reaches, and its rebuild pays.
    */
+  /** One scheduled GC run, as POST /api/gc runs it; the daemon's log tells what it erased. */
+  private async scheduledGc(): Promise<void> {
+    const done = await this.write((node, nowMs) => node.gc(nowMs));
+    if (!done.ok) {
+      if (done.code !== "shutting-down") this.log(`canopy: scheduled GC refused: ${done.message}`);
+      return;
+    }
+    const { hardened, purged } = done.value;
+    if (hardened + purged > 0) this.log(`canopy: scheduled GC hardened ${hardened}, purged ${purged}`);
+  }
+
   private resumeErasure(): void {
     if (this.store.view().erasureDebt === 0) return;
     try {

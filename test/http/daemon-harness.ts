@@ -140,6 +140,20 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Bound on `eventually`: 150 polls of 200 ms is 30 s, far beyond the few seconds awaited. */
+const pollIntervalMs = 200;
+const pollsMax = 150;
+
+/** Polls `probe` until it returns a value (bounded); fails with `what` if it never does. */
+export async function eventually<T>(what: string, probe: () => Promise<T | null>): Promise<T> {
+  for (let poll = 0; poll < pollsMax; poll++) {
+    const found = await probe();
+    if (found !== null) return found;
+    await sleep(pollIntervalMs);
+  }
+  throw new Error(`never happened within ${pollsMax} polls: ${what}`);
+}
+
 export interface ApiResponse {
   readonly status: number;
   readonly headers: Headers;

@@ -128,6 +128,8 @@ describe("command line", () => {
       [["serve", "--data", "x", "--bogus"], /bogus/],
       [["serve", "--data", "x", "--http", "localhost"], /--http must be HOST:PORT/],
       [["serve", "--data", "x", "--http", "127.0.0.1:70000"], /--http/],
+      [["serve", "--data", "x", "--gc-every", "1h"], /--gc-every must be a whole number of seconds/],
+      [["serve", "--data", "x", "--gc-every", "-1"], /--gc-every/],
       [["create-domain", "--data", "x", "--interlink", "http://host"], /--interlink/],
       [["create-domain", "--data", "x", "--name", " padded"], /--name/],
     ];

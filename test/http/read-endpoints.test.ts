@@ -39,7 +39,11 @@ describe("GET /api/node", () => {
     expect(n.nodeId).toMatch(guid);
     expect(n.invocationId).toMatch(guid);
     expect(Number.isInteger(n.usn) && n.usn > 0).toBe(true);
-    expect(n).toMatchObject({ hasRoot: true, purgeHorizon: null, morgueSize: 0 });
+    expect(n).toMatchObject({ hasRoot: true, morgueSize: 0 });
+    // The GC the daemon runs at start set the purge horizon: maxTimeApart (180 days) ago.
+    const horizonAgoDays = (Date.now() - Date.parse(n.purgeHorizon)) / 86_400_000;
+    expect(horizonAgoDays).toBeGreaterThan(179.9);
+    expect(horizonAgoDays).toBeLessThan(180.1);
     expect(n.rollbackLatched).toBe(false);
     expect(n.erasureDebt).toBe(0);
     expect(typeof n.utd).toBe("object");
