@@ -7,14 +7,15 @@ import { attachedFacetsAttribute, surfaceOf } from "../schema";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import { atomLife, lifeOf, lifeOfVersion, presentValues } from "../store/record";
 import { effectiveStage } from "../view/aging";
-import { requireKnownClass, requireObject } from "./gates";
+import { isGhost, requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
 import { writeStage } from "./write-stage";
 import { trialRevive } from "./trial-compile";
 
 /**
  * Restores a soft-deleted object and the subtree its delete took, top-down. Refusals:
- * rollback-quarantine; no-such-object; ghost-object; not-restorable (not deleted, restore
+ * rollback-quarantine; no-such-object; not-restorable when its class definition is deleted
+ * here (classDeletedHere); ghost-object; not-restorable (not deleted, restore
  * window elapsed or hardened, parent not alive and not lifted by this very restore, which
  * refuses a descendant of a delete rather than its root, a conflict with the schema, see
  * checkRevivable); name-in-use when an alive sibling took the name meanwhile (see
@@ -27,6 +28,8 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   }
   const found = requireObject(dir, id);
   if (!found.ok) return found;
+  const deletedClass = classDeletedHere(dir, found.value);
+  if (deletedClass !== null) return deletedClass;
   const known = requireKnownClass(dir, found.value);
   if (!known.ok) return known;
   const record = found.value;
@@ -62,6 +65,22 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   }
   dir.refreshSchema();
   return ok(null);
+}
+
+/**
+ * A tombstone whose class definition this node holds deleted (the unused-delete rule lets a
+ * class go once its instances are all tombstones) is not a ghost waiting for sync: its class
+ * will not arrive. Refused as not-restorable, naming the way back; a class this node has never
+ * seen stays ghost-object.
+ */
+function classDeletedHere(dir: Directory, record: ObjectRecord): Result<null> | null {
+  if (!isGhost(dir, record)) return null;
+  const definition = dir.get(record.existence.classId);
+  if (definition === undefined || definition.existence.stage === "alive") return null;
+  return refuse(
+    "not-restorable",
+    `the class ${record.existence.className} of object ${record.id} is deleted; restore its definition (${definition.id}) first`,
+  );
 }
 
 /**

@@ -568,6 +568,19 @@ describe("the unused-delete rule (definition-in-use names the blockers)", () => 
     ).toBe("unknown-class");
   });
 
+  it("an instance of a deleted class restores once its class definition is restored", () => {
+    const s = setup();
+    const bob = make(s.node, s.root, "bob", "com.example-employee");
+    unwrap(s.node.delete(bob, t0Ms));
+    unwrap(s.node.delete(s.employee, t0Ms));
+    const r = s.node.restore(bob, t0Ms);
+    expect(outcome(r)).toBe("not-restorable");
+    expect(refusalMessage(r)).toContain(`restore its definition (${s.employee}) first`);
+    unwrap(s.node.restore(s.employee, t0Ms));
+    expect(outcome(s.node.restore(bob, t0Ms))).toBe("ok");
+    expect(unwrap(s.node.object(bob, t0Ms))).toMatchObject({ ghost: false, class: "com.example-employee" });
+  });
+
   it("a facet attached to an instance cannot be deleted", () => {
     const s = setup();
     unwrap(s.node.delete(s.employee, t0Ms));
