@@ -17,6 +17,18 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 /** Seeds per scenario in CI; SIM_SEEDS overrides it for a quick local pass. */
 export const batterySeeds = Number(process.env["SIM_SEEDS"] ?? 200);
 
+/**
+ * The battery's longest scenario (200 simulated seconds a seed: 400 runs take minutes of one
+ * core), its seeds split in two halves run by two test files, so that the suite's workers
+ * share it instead of one worker running it alone at the end.
+ */
+export const gcResidueFile = "scenarios/gc-residue-under-crashes.scn";
+
+export function gcResidueSeeds(half: "first" | "second"): readonly [from: number, to: number] {
+  const middle = Math.floor(batterySeeds / 2);
+  return half === "first" ? [1, middle] : [middle + 1, batterySeeds];
+}
+
 export function loadScenario(relative: string): Scenario {
   return parseScenario(readFileSync(path.join(repoRoot, relative), "utf8"));
 }
