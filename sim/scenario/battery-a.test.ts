@@ -7,7 +7,7 @@
  * prove bit-for-bit replay (trace hashes equal; the first divergent event is named if not).
  */
 import { describe, expect, it } from "vitest";
-import { batterySeeds, loadScenario, runBattery } from "./battery";
+import { batterySeeds, batteryTimeoutMs, loadScenario, runBattery } from "./battery";
 
 const files = [
   "scenarios/same-name-cnf.scn",
@@ -19,7 +19,7 @@ const files = [
 
 describe("scenario battery A: names and placement", () => {
   for (const file of files) {
-    it(`${file} passes and replays on ${batterySeeds} seeds`, () => {
+    it(`${file} passes and replays on ${batterySeeds} seeds`, { timeout: batteryTimeoutMs }, () => {
       const { failures } = runBattery(loadScenario(file), 1, batterySeeds);
       expect(failures).toEqual([]);
     });

@@ -8,7 +8,7 @@
  * prove bit-for-bit replay (trace hashes equal; the first divergent event is named if not).
  */
 import { describe, expect, it } from "vitest";
-import { batterySeeds, gcResidueFile, gcResidueSeeds, loadScenario, runBattery } from "./battery";
+import { batterySeeds, batteryTimeoutMs, gcResidueFile, gcResidueSeeds, loadScenario, runBattery } from "./battery";
 
 const files = [
   "scenarios/member-add-remove.scn",
@@ -18,14 +18,14 @@ const files = [
 
 describe("scenario battery B: values, rollback, purge horizon", () => {
   for (const file of files) {
-    it(`${file} passes and replays on ${batterySeeds} seeds`, () => {
+    it(`${file} passes and replays on ${batterySeeds} seeds`, { timeout: batteryTimeoutMs }, () => {
       const { failures } = runBattery(loadScenario(file), 1, batterySeeds);
       expect(failures).toEqual([]);
     });
   }
   // The first half of its seeds; battery-b2 runs the second, in the other worker when free.
   const [from, to] = gcResidueSeeds("first");
-  it(`${gcResidueFile} passes and replays on seeds ${from}..${to}`, { timeout: 600_000 }, () => {
+  it(`${gcResidueFile} passes and replays on seeds ${from}..${to}`, { timeout: batteryTimeoutMs }, () => {
     const { failures } = runBattery(loadScenario(gcResidueFile), from, to);
     expect(failures).toEqual([]);
   });

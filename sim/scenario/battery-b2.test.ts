@@ -5,11 +5,11 @@
  * suite's two workers can share the battery's longest scenario.
  */
 import { describe, expect, it } from "vitest";
-import { gcResidueFile, gcResidueSeeds, loadScenario, runBattery } from "./battery";
+import { batteryTimeoutMs, gcResidueFile, gcResidueSeeds, loadScenario, runBattery } from "./battery";
 
 describe("scenario battery B, second half of the purge-horizon residue seeds", () => {
   const [from, to] = gcResidueSeeds("second");
-  it(`${gcResidueFile} passes and replays on seeds ${from}..${to}`, { timeout: 600_000 }, () => {
+  it(`${gcResidueFile} passes and replays on seeds ${from}..${to}`, { timeout: batteryTimeoutMs }, () => {
     const { failures } = runBattery(loadScenario(gcResidueFile), from, to);
     expect(failures).toEqual([]);
   });

@@ -6,7 +6,7 @@
  * Method: run each pinned seed twice (replay check), as the other batteries do.
  */
 import { describe, expect, it } from "vitest";
-import { loadScenario, runBattery, scenarioFiles } from "./battery";
+import { batteryTimeoutMs, loadScenario, runBattery, scenarioFiles } from "./battery";
 
 describe("regression scenarios", () => {
   for (const file of scenarioFiles("scenarios/regressions")) {
@@ -14,11 +14,11 @@ describe("regression scenarios", () => {
     const from = s.seeds?.from ?? 1;
     const to = s.seeds?.to ?? 1;
     if (s.knownBug === null) {
-      it(`${file} passes on seeds ${from}..${to}`, () => {
+      it(`${file} passes on seeds ${from}..${to}`, { timeout: batteryTimeoutMs }, () => {
         expect(runBattery(s, from, to).failures).toEqual([]);
       });
     } else {
-      it(`${file} still reproduces its known bug on seeds ${from}..${to}`, () => {
+      it(`${file} still reproduces its known bug on seeds ${from}..${to}`, { timeout: batteryTimeoutMs }, () => {
         const { reports, failures } = runBattery(s, from, to);
         const passing = reports.filter((r) => r.pass).map((r) => r.seed);
         expect(failures.filter((f) => f.includes("does not replay"))).toEqual([]);

@@ -6,13 +6,13 @@
  * compared, as the scenario batteries do; `npm run sim -- --swarm --seeds A..B` explores more.
  */
 import { describe, expect, it } from "vitest";
-import { runBattery } from "./battery";
+import { batteryTimeoutMs, runBattery } from "./battery";
 import { swarmScenario } from "./swarm";
 
 const swarmSeeds = Number(process.env["SIM_SWARM_SEEDS"] ?? 40);
 
 describe("swarm battery", () => {
-  it(`swarm seeds 1..${swarmSeeds} pass and replay`, () => {
+  it(`swarm seeds 1..${swarmSeeds} pass and replay`, { timeout: batteryTimeoutMs }, () => {
     const failures: string[] = [];
     for (let seed = 1; seed <= swarmSeeds; seed++) {
       failures.push(...runBattery(swarmScenario(seed), seed, seed).failures);

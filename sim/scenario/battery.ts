@@ -14,6 +14,13 @@ import type { Scenario } from "./scenario";
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/**
+ * The bound on one battery test: a guard against a hang, not a speed check (the suite's
+ * 2-minute default failed gc-under-chaos, 65 s alone, at 136 s on a machine shared with
+ * other runs). Speed is bench/sim-speed.ts's to measure.
+ */
+export const batteryTimeoutMs = 900_000;
+
 /** Seeds per scenario in CI; SIM_SEEDS overrides it for a quick local pass. */
 export const batterySeeds = Number(process.env["SIM_SEEDS"] ?? 200);
 
