@@ -69,9 +69,25 @@ describe("npm run sim", () => {
     expect(run.status).toBe(0);
   });
 
+  it("shrinks over a file's range of seeds, not its first seed alone", () => {
+    const run = sim("--scenario", "scenarios/lww-clock-skew.scn", "--seeds", "3..4", "--shrink");
+    expect(run.out).toMatch(/^PASS scenario=lww-clock-skew seeds=3\.\.4: no seed fails, nothing to shrink$/mu);
+    expect(run.status).toBe(0);
+  });
+
+  it("prints the full trace with --trace --replay too, and a printed swarm seed pins its seed", () => {
+    const traced = sim("--scenario", "scenarios/lww-clock-skew.scn", "--seed", "3", "--trace");
+    const replayed = sim("--scenario", "scenarios/lww-clock-skew.scn", "--seed", "3", "--trace", "--replay");
+    expect(replayed.status).toBe(0);
+    expect(replayed.out).toContain("-- timeline (full trace");
+    expect(replayed.out.split("\n").length).toBe(traced.out.split("\n").length);
+    const printed = sim("--swarm", "--seed", "5", "--print");
+    expect(printed.out).toMatch(/^seeds 5$/mu);
+  });
+
   it("refuses an option the mode would ignore, naming it, with exit code 2", () => {
     const nodes = sim("--scenario", "scenarios/lww-clock-skew.scn", "--nodes", "3");
-    expect(nodes.out).toMatch(/--nodes applies to --preset only \(--scenario takes its shape from the file\)/u);
+    expect(nodes.out).toMatch(/--nodes applies to a --preset run without --swarm \(--scenario takes its shape from the file\)/u);
     expect(nodes.status).toBe(2);
     const out = sim("--swarm", "--seeds", "1..2", "--out", path.join(scratch, "never.scn"));
     expect(out.out).toMatch(/--out applies to --shrink only/u);
@@ -86,6 +102,12 @@ describe("npm run sim", () => {
       [["--preset", "chaos", "--safety", "5x"], /bad --safety 5x/u],
       [["--preset", "chaos", "--rate", "-1"], /bad --rate -1/u],
       [["--all", "--scenario", "scenarios/lww-clock-skew.scn"], /give one of .* \(not --all and --scenario\)/u],
+      [["--scenario", "scenarios/lww-clock-skew.scn", "--seed", "1", "--seed", "2"], /--seed given twice \(1 and 2\)/u],
+      [["--scenario", "scenarios/lww-clock-skew.scn", "--seed", "1", "--seeds", "2..3"], /give --seed N or --seeds A\.\.B, not both/u],
+      [["--scenario", "scenarios/lww-clock-skew.scn", "--trace", "--node", "2"], /bad --node 2/u],
+      [["--preset", "chaos", "--nodes", "1"], /--nodes 1: the chaos preset partitions the network/u],
+      // Refused before minutes of shrinking, not after.
+      [["--swarm", "--seeds", "1..2", "--shrink", "--out", "/nonexistent-dir/x.scn"], /--out \/nonexistent-dir\/x\.scn: cannot write/u],
     ];
     for (const [args, message] of cases) {
       const run = sim(...args);

@@ -9,20 +9,23 @@
  *   --trace                                     print the full trace (one line per event)
  *   --node ID                                   show only that node's events in timelines
  *   --replay                                    run each seed twice and compare trace hashes
- *   --shrink [--out FILE]                       shrink a failing (scenario, seed) to a small file
+ *   --shrink [--out FILE]                       shrink the first failing seed of the range to a
+ *                                               small file (printed, and written to FILE)
  *   --print                                     print the scenario text (e.g. of a swarm seed)
  *   --wire                                      every message crosses the network in its wire
  *                                               form (as the scenario line `wire`)
  * Bad input is refused with exit code 2 and a message, never run as something else: unknown
- * options, two modes at once, an empty seed range, a bad --nodes/--rate/--safety, and options
- * the mode would ignore (--nodes, --rate, --safety outside --preset; --out without --shrink).
+ * options, an option given twice, --seed with --seeds, two modes at once, an empty seed range,
+ * a bad --nodes/--rate/--safety/--node, a preset with partitions on one node, an --out whose
+ * folder takes no file (checked before shrinking), and options the mode would ignore (--nodes,
+ * --rate, --safety outside --preset; --out without --shrink).
  * Exit code 1 on any failure. A range of seeds shows its progress on stderr every 10 s. This
  * file is the only one in sim/ that reads the wall clock, and only to print wall milliseconds
  * and progress (performance.now); the simulation never sees it.
  */
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { accessSync, constants, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { isPresetName } from "./faults";
+import { isPresetName, presetFaults } from "./faults";
 import type { PresetName } from "./faults";
 import { parseScenario } from "./scenario/parse-scenario";
 import { ScenarioSyntaxError } from "./scenario/tokenize";
@@ -70,6 +73,8 @@ function parseArgs(argv: readonly string[]): Args {
     if (valued.has(a)) {
       const v = argv[++i];
       if (v === undefined) throw new Error(`${a} needs a value`);
+      // Which of two values would win is nobody's guess to make: refuse the second.
+      if (values.has(a)) throw new Error(`${a} given twice (${values.get(a)} and ${v})`);
       values.set(a, v);
     } else if (switches.has(a)) {
       flags.add(a);
@@ -137,9 +142,12 @@ function runOne(s: Scenario, seed: number, args: Args, single: boolean): RunRepo
   }
   const wall = performance.now() - started;
   const failed = !report.pass || divergence !== null;
-  if (failed || single) console.log(verdictLine(report, wall));
+  // A run that replayed differently fails, whatever its oracles said.
+  if (failed || single) console.log(verdictLine(divergence === null ? report : { ...report, pass: false }, wall));
   if (failed || (keepTrace && single)) {
-    const full = keepTrace ? report : runScenario(s, { seed, keepTrace: true });
+    // runTwice keeps only the trace's tail: a full trace asked for with --replay is a third run.
+    const traced = keepTrace && !args.flags.has("--replay");
+    const full = traced ? report : runScenario(s, { seed, keepTrace: true });
     const only = args.values.get("--node");
     const mine =
       only === undefined ? full.trace : full.trace.filter((l) => l.includes(` node=${only} `));
@@ -185,13 +193,16 @@ function runRange(s: Scenario, range: SeedRange, args: Args): boolean {
 function runSwarm(range: SeedRange, args: Args): boolean {
   const preset = args.values.get("--preset") ?? null;
   if (preset !== null && !isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
-  if (args.flags.has("--shrink")) return shrinkFirstFailing(range, preset, args);
+  if (args.flags.has("--shrink")) {
+    return shrinkFirstFailing("swarm", range, (seed) => asAsked(swarmScenario(seed, preset as PresetName | null), args), args);
+  }
   const started = performance.now();
   const reports: RunReport[] = [];
   const progress = progressOf("swarm", range);
   for (let seed = range.from; seed <= range.to; seed++) {
     const s = asAsked(swarmScenario(seed, preset as PresetName | null), args);
-    if (args.flags.has("--print")) console.log(printScenario(s));
+    // Printed with its seed, so that running the file runs this seed.
+    if (args.flags.has("--print")) console.log(printScenario({ ...s, seeds: { from: seed, to: seed } }));
     const report = runOne(s, seed, args, range.from === range.to);
     reports.push(report);
     progress?.note(report.pass);
@@ -205,16 +216,21 @@ function runSwarm(range: SeedRange, args: Args): boolean {
 }
 
 /**
- * `--swarm --shrink`: the seeds of the range in turn until one fails, which is shrunk (each
- * swarm seed is its own scenario, so the failing seed's scenario is the one to shrink); a
- * seed that passes prints that there is nothing to shrink.
+ * `--shrink` over a range: the seeds in turn until one fails, which is shrunk; a range that
+ * passes prints that there is nothing to shrink. A swarm seed is its own scenario (`scenarioOf`
+ * gives the failing seed's); a file or preset is one scenario on every seed.
  */
-function shrinkFirstFailing(range: SeedRange, preset: string | null, args: Args): boolean {
+function shrinkFirstFailing(
+  label: string,
+  range: SeedRange,
+  scenarioOf: (seed: number) => Scenario,
+  args: Args,
+): boolean {
   const out = args.values.get("--out");
   const single = range.from === range.to;
-  const progress = progressOf("swarm", range);
+  const progress = progressOf(label, range);
   for (let seed = range.from; seed <= range.to; seed++) {
-    const passed = runShrink(asAsked(swarmScenario(seed, preset as PresetName | null), args), seed, out, single);
+    const passed = runShrink(scenarioOf(seed), seed, out, single);
     progress?.note(passed);
     if (!passed) {
       progress?.end();
@@ -222,7 +238,7 @@ function shrinkFirstFailing(range: SeedRange, preset: string | null, args: Args)
     }
   }
   progress?.end();
-  if (!single) console.log(`PASS scenario=swarm seeds=${range.from}..${range.to}: no seed fails, nothing to shrink`);
+  if (!single) console.log(`PASS scenario=${label} seeds=${range.from}..${range.to}: no seed fails, nothing to shrink`);
   return true;
 }
 
@@ -246,8 +262,9 @@ function runShrink(s: Scenario, seed: number, out: string | undefined, sayPass =
     seeds: { from: result.seed, to: result.seed },
   };
   const text = printScenario(shrunk);
-  if (out !== undefined) writeFileSync(out, text);
+  // Printed first: a write that fails after minutes of shrinking must not lose the result.
   console.log(text);
+  if (out !== undefined) writeFileSync(out, text);
   // The verdict names the shrunk scenario, as a run of the printed file will.
   console.log(verdictLine({ ...result.report, scenario: shrunk.name }, null));
   return false;
@@ -280,16 +297,31 @@ function checkApplicable(args: Args): void {
   const mode = modes[0] ?? "--scenario";
   for (const option of ["--nodes", "--rate", "--safety"]) {
     if (args.values.has(option) && mode !== "--preset") {
-      const shapeFrom = mode === "--swarm" ? "the seed" : "the file";
-      throw new Error(`${option} applies to --preset only (${mode} takes its shape from ${shapeFrom})`);
+      const shapeFrom = mode === "--swarm" ? "the seed, --preset only its fault classes" : "the file";
+      throw new Error(`${option} applies to a --preset run without --swarm (${mode} takes its shape from ${shapeFrom})`);
     }
   }
   if (args.values.has("--out") && !args.flags.has("--shrink")) throw new Error("--out applies to --shrink only");
+  if (args.values.has("--seed") && args.values.has("--seeds")) throw new Error("give --seed N or --seeds A..B, not both");
+  const node = args.values.get("--node");
+  if (node !== undefined && !/^n[1-9][0-9]*$/u.test(node)) throw new Error(`bad --node ${node} (a node id such as n1)`);
+}
+
+/** `--out`'s folder must exist and take a file before any shrinking starts. */
+function checkOut(out: string | undefined): void {
+  if (out === undefined) return;
+  const dir = path.dirname(path.resolve(out));
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    throw new Error(`--out ${out}: cannot write a file in ${dir}`);
+  }
 }
 
 function main(argv: readonly string[]): number {
   const args = parseArgs(argv);
   checkApplicable(args);
+  checkOut(args.values.get("--out"));
   const seedText = args.values.get("--seeds") ?? args.values.get("--seed");
   if (args.flags.has("--swarm"))
     return runSwarm(seedRange(seedText, { from: 1, to: 100 }), args) ? 0 : 1;
@@ -297,7 +329,11 @@ function main(argv: readonly string[]): number {
   let scenarios: Scenario[];
   if (preset !== undefined) {
     if (!isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
-    scenarios = [presetScenario({ preset, ...presetShape(args) })];
+    const shape = presetShape(args);
+    if (shape.nodes < 2 && presetFaults(preset).partitions !== null) {
+      throw new Error(`--nodes ${shape.nodes}: the ${preset} preset partitions the network, which takes 2 nodes or more`);
+    }
+    scenarios = [presetScenario({ preset, ...shape })];
   } else if (args.flags.has("--all")) {
     scenarios = scenarioFiles("scenarios").map((f) => scenarioOf(f));
   } else {
@@ -310,7 +346,7 @@ function main(argv: readonly string[]): number {
   for (const s of scenarios.map((one) => asAsked(one, args))) {
     if (args.flags.has("--print")) console.log(printScenario(s));
     const range = seedRange(seedText, s.seeds ?? { from: 1, to: 1 });
-    if (args.flags.has("--shrink")) ok = runShrink(s, range.from, args.values.get("--out")) && ok;
+    if (args.flags.has("--shrink")) ok = shrinkFirstFailing(s.name, range, () => s, args) && ok;
     else ok = runRange(s, range, args) && ok;
   }
   return ok ? 0 : 1;
