@@ -64,7 +64,9 @@ export interface ExpectContext {
 
 /** Violations of one expectation (empty when it holds). */
 export function checkExpectation(e: Expectation, ctx: ExpectContext): string[] {
-  const what = `expect ${expectationText(e)} (line ${e.line})`;
+  // The violation is listed under the oracle `expect` (final-checks.ts): the check's own text
+  // follows it, without the word again.
+  const what = `${expectationText(e)} (line ${e.line})`;
   const check = e.check;
   if ("node" in check) return nodeCheck(check, ctx).map((m) => `${what}: ${m}`);
   const out: string[] = [];

@@ -1,3 +1,4 @@
+import type { JournalKind } from "../../core/journal";
 import type { AttributeArg, DefinitionKind, Ref, ScriptOp, ValueArg } from "../directory/script-op";
 import { isErrorCode, parseCount, parseDurationAt } from "./parse-values";
 import type {
@@ -24,6 +25,24 @@ const definitionKinds: readonly DefinitionKind[] = [
   "extension",
 ];
 const stages: readonly ExpectedStage[] = ["alive", "deleted", "shredded", "absent"];
+/**
+ * The kinds a journal record can have (core/journal.ts `JournalKind`), for `expect journal` and
+ * `expect no-journal`: a misspelt kind is never in the journal, so `no-journal` of it would hold
+ * vacuously. A record over the union: the compiler refuses a kind missing here or extra.
+ */
+const journalKindSet: Readonly<Record<JournalKind, true>> = {
+  "domain-created": true,
+  "merge-discarded": true,
+  "record-refused": true,
+  "partner-stale": true,
+  "pull-refused": true,
+  repair: true,
+  "rollback-detected": true,
+  "rollback-healed": true,
+  gc: true,
+  shred: true,
+};
+export const journalKinds = Object.keys(journalKindSet) as readonly JournalKind[];
 
 class Cursor {
   private index = 0;
@@ -89,7 +108,9 @@ function parseAction(c: Cursor): StepAction {
     case "cut": {
       const from = c.word("node");
       if (c.word("->") !== "->") c.fail("expected cut A -> B");
-      return { kind: "cut", from, to: c.word("node") };
+      const to = c.word("node");
+      if (to === from) c.fail(`cut ${from} -> ${to}: a cut joins two different nodes`);
+      return { kind: "cut", from, to };
     }
     case "heal-network":
       return { kind: "heal-network" };
@@ -151,6 +172,11 @@ function parseGroups(c: Cursor): string[][] {
   }
   if (groups.length < 2 || groups.some((g) => g.length === 0))
     c.fail("partition needs groups: A B | C");
+  const seen = new Set<string>();
+  for (const id of groups.flat()) {
+    if (seen.has(id)) c.fail(`partition names ${id} twice (a node is in one group only)`);
+    seen.add(id);
+  }
   return groups;
 }
 
@@ -351,8 +377,13 @@ function parseCheck(c: Cursor): ExpectCheck {
     case "path":
       return { kind, ref: ref(c), path: c.word("path") };
     case "journal":
-    case "no-journal":
-      return { kind, node: c.word("node"), journalKind: c.word("journal kind") };
+    case "no-journal": {
+      const node = c.word("node");
+      const journalKind = c.word("journal kind");
+      if (!(journalKinds as readonly string[]).includes(journalKind))
+        c.fail(`unknown journal kind ${journalKind} (one of ${journalKinds.join(" ")})`);
+      return { kind, node, journalKind };
+    }
     case "latched-then-healed":
     case "quarantine-seen":
       return { kind, node: c.word("node") };
@@ -360,5 +391,148 @@ function parseCheck(c: Cursor): ExpectCheck {
       return { kind, node: c.word("node"), ref: ref(c) };
     default:
       return c.fail(`unknown expectation ${kind}`);
+  }
+}
+
+/**
+ * Checks across the script, as it will run (steps in time order, file order breaking ties):
+ * each label is bound by one create or define; every label an op or expectation names is bound
+ * by some step, for an op by a step that runs before it (an expectation on a misspelt label
+ * would judge nothing: `stage @Orin absent` holds of a label that resolves to nothing); every
+ * rollback restores an image its node took before it and that no earlier rollback restored
+ * (the world asserts the image exists, and a rollback uses its image up).
+ */
+export function checkScript(steps: readonly Step[], expects: readonly Expectation[]): void {
+  const boundAt = new Map<string, number>();
+  for (const step of steps) {
+    const a = step.action;
+    if (a.kind !== "op" || (a.op.verb !== "create" && a.op.verb !== "define")) continue;
+    const label = a.op.label;
+    if (label === null) continue;
+    const earlier = boundAt.get(label);
+    if (earlier !== undefined) {
+      const message = `label @${label} is already bound at line ${earlier}`;
+      throw new ScenarioSyntaxError(step.line, message);
+    }
+    boundAt.set(label, step.line);
+  }
+  const bound = (labels: readonly string[], line: number, before: Set<string> | null): void => {
+    const unbound = labels.find((l) => !boundAt.has(l));
+    if (unbound !== undefined) {
+      const message = `label @${unbound} is bound by no step (\`as @${unbound}\`)`;
+      throw new ScenarioSyntaxError(line, message);
+    }
+    const later = before === null ? undefined : labels.find((l) => !before.has(l));
+    if (later !== undefined) {
+      const at = boundAt.get(later)!;
+      const message = `label @${later} is bound only after this step runs (line ${at})`;
+      throw new ScenarioSyntaxError(line, message);
+    }
+  };
+  // An op resolves its labels when it runs: the create that binds one must run before it.
+  const boundBefore = new Set<string>();
+  for (const step of inRunOrder(steps)) {
+    const a = step.action;
+    if (a.kind !== "op") continue;
+    bound(opLabels(a.op), step.line, boundBefore);
+    if ((a.op.verb === "create" || a.op.verb === "define") && a.op.label !== null)
+      boundBefore.add(a.op.label);
+  }
+  // Expectations are judged at the end of the run, after every step.
+  for (const e of expects) bound(checkLabels(e.check), e.line, null);
+  checkImages(steps);
+}
+
+/** Steps in the order they run: time order, file order breaking ties (a stable sort). */
+function inRunOrder(steps: readonly Step[]): Step[] {
+  return [...steps].sort((a, b) => a.atMs - b.atMs);
+}
+
+function checkImages(steps: readonly Step[]): void {
+  const taken = new Set<string>();
+  const usedAt = new Map<string, number>();
+  for (const step of inRunOrder(steps)) {
+    const a = step.action;
+    if (a.kind === "image") {
+      taken.add(`${a.node} ${a.key}`);
+      usedAt.delete(`${a.node} ${a.key}`);
+    }
+    if (a.kind !== "rollback") continue;
+    const image = `${a.node} ${a.key}`;
+    const used = usedAt.get(image);
+    if (used !== undefined) {
+      const why = `the rollback at line ${used} restored that image already`;
+      throw new ScenarioSyntaxError(
+        step.line,
+        `rollback ${image}: ${why} (take it again: image ${image})`,
+      );
+    }
+    if (!taken.delete(image)) {
+      const why = `${a.node} takes no image ${a.key} before it`;
+      throw new ScenarioSyntaxError(step.line, `rollback ${image}: ${why} (image ${image})`);
+    }
+    usedAt.set(image, step.line);
+  }
+}
+
+/** Labels a `{@label}` in a name or path names. */
+function embedded(text: string): string[] {
+  return [...text.matchAll(/\{@([^{}\s]+)\}/gu)].map((m) => m[1]!);
+}
+
+function refLabels(ref: Ref): string[] {
+  return "label" in ref ? [ref.label] : embedded(ref.path);
+}
+
+function valueLabels(v: ValueArg): string[] {
+  return "ref" in v ? refLabels(v.ref) : [];
+}
+
+function opLabels(op: ScriptOp): string[] {
+  switch (op.verb) {
+    case "create":
+    case "define":
+      return [
+        ...refLabels(op.parent),
+        ...embedded(op.name),
+        ...op.attributes.flatMap((a) => a.values.flatMap(valueLabels)),
+      ];
+    case "rename":
+      return [...refLabels(op.target), ...embedded(op.name)];
+    case "move":
+      return [...refLabels(op.target), ...refLabels(op.parent)];
+    case "put":
+      return [...refLabels(op.target), ...op.values.flatMap(valueLabels)];
+    case "add":
+    case "remove":
+      return [...refLabels(op.target), ...valueLabels(op.value)];
+    case "delete":
+    case "restore":
+    case "shred":
+      return refLabels(op.target);
+    case "config":
+    case "gc":
+      return [];
+  }
+}
+
+function checkLabels(check: ExpectCheck): string[] {
+  switch (check.kind) {
+    case "cnf":
+    case "cycle-broken":
+      return check.refs.flatMap(refLabels);
+    case "orphaned":
+    case "stage":
+    case "ghost-seen":
+      return refLabels(check.ref);
+    case "values":
+      return [...refLabels(check.ref), ...check.values.flatMap(valueLabels)];
+    case "path":
+      return [...refLabels(check.ref), ...embedded(check.path)];
+    case "journal":
+    case "no-journal":
+    case "latched-then-healed":
+    case "quarantine-seen":
+      return [];
   }
 }

@@ -4,12 +4,12 @@ import type { DirectoryOpKind } from "../directory/directory-op";
 import type { Contention, LargeValues, OpMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { isPresetName, presetFaults } from "../faults";
-import { applyFaultLine, isFaultClass } from "./fault-lines";
-import { parseExpectation, parseStep } from "./parse-lines";
+import { applyFaultLine, isFaultClass, type FaultClass } from "./fault-lines";
+import { checkScript, parseExpectation, parseStep } from "./parse-lines";
 import { parseCount, parseDurationAt, parseNonNegative } from "./parse-values";
-import type { Expectation, Scenario, SeedRange, Step } from "./scenario";
-import { scenarioOptionDefaults, type ScenarioOptions } from "./scenario";
-import { ScenarioSyntaxError, tokenizeLine } from "./tokenize";
+import type { Scenario, SeedRange } from "./scenario";
+import { formatDuration, scenarioOptionDefaults, type ScenarioOptions } from "./scenario";
+import { ScenarioSyntaxError, tokenizeLine, withoutComment } from "./tokenize";
 import { diameterAmong, isTopologyKind, type Topology } from "./topology";
 import type { Token } from "./tokenize";
 
@@ -41,6 +41,8 @@ interface Draft extends ScenarioOptions {
   faults: FaultConfig;
   rate: number;
   safetyMs: number | null;
+  /** Where the directives checked across fields stand, for the messages (last one wins). */
+  at: { converge: number; classes: Map<FaultClass, number> };
 }
 
 /** Parses a scenario file; throws ScenarioSyntaxError naming the line. */
@@ -54,6 +56,7 @@ export function parseScenario(text: string): Scenario {
     faults: presetFaults("none"),
     rate: 0,
     safetyMs: null,
+    at: { converge: 0, classes: new Map() },
   };
   const lines = text.split(/\r?\n/u);
   lines.forEach((source, index) => {
@@ -67,7 +70,12 @@ export function parseScenario(text: string): Scenario {
     const head = tokens[0];
     if (head === undefined) return;
     if (head.text === "checks" || head.text === "known-bug") {
-      const rest = trimmed.slice(head.text.length).trim();
+      // Free text, quotes kept as written; `#` starts a comment here as on every line.
+      const rest = withoutComment(trimmed, line).slice(head.text.length).trim();
+      if (rest === "") {
+        const what = head.text === "checks" ? "the SPEC/DESIGN section(s) checked" : "the bug";
+        throw new ScenarioSyntaxError(line, `${head.text} needs text: ${what}`);
+      }
       if (head.text === "checks") draft.checks = rest;
       else draft.knownBug = rest;
       return;
@@ -101,6 +109,7 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
       ),
     );
     d.faultLines.push([word, ...args.map((t) => t.text)].join(" "));
+    d.at.classes.set(word, line);
     return;
   }
   switch (word) {
@@ -143,10 +152,15 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
       d.roundsMax = parseCount(one(), 1, 100, line);
       return;
     case "converge":
+      // No nodes would judge nothing: every expectation and the convergence oracles would hold.
+      if (args.length === 0) fail("converge needs nodes (without the line every node converges)");
       d.converge = args.map((t) => t.text);
+      d.at.converge = line;
       return;
     case "gc":
       d.gcEveryMs = parseDurationAt(one(), line);
+      // A zero period re-arms the GC timer at the same instant for ever (the event bound).
+      if (d.gcEveryMs === 0) fail("gc needs a period > 0 (without the line GC never runs)");
       return;
     case "topology":
       d.topology = parseTopology(args, line);
@@ -175,12 +189,16 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
   }
 }
 
+/** A required directive no line holds: the message names no line, since none is wrong. */
+function missing(directive: string): never {
+  throw new ScenarioSyntaxError(null, `missing \`${directive}\` (a required directive)`);
+}
+
 function finish(d: Draft): Scenario {
-  if (d.name === null) throw new ScenarioSyntaxError(1, "missing `scenario <name>`");
-  if (d.checks === null || d.checks === "")
-    throw new ScenarioSyntaxError(1, "missing `checks <SPEC/DESIGN section>`");
-  if (d.nodes === null) throw new ScenarioSyntaxError(1, "missing `nodes <count>`");
-  if (d.safetyMs === null) throw new ScenarioSyntaxError(1, "missing `safety <duration>`");
+  if (d.name === null) return missing("scenario <name>");
+  if (d.checks === null) return missing("checks <SPEC/DESIGN section>");
+  if (d.nodes === null) return missing("nodes <count>");
+  if (d.safetyMs === null) return missing("safety <duration>");
   const scenario: Scenario = {
     name: d.name,
     checks: d.checks,
@@ -208,7 +226,7 @@ function finish(d: Draft): Scenario {
     steps: d.steps,
     expects: d.expects,
   };
-  validate(scenario);
+  validate(scenario, d.at);
   return scenario;
 }
 
@@ -218,22 +236,32 @@ function trimBlank(lines: string[]): string[] {
   return out;
 }
 
-/** Cross-field checks: nodes named exist, steps lie inside the safety phase. */
-function validate(s: Scenario): void {
+/**
+ * Cross-field checks: nodes named exist, steps lie inside the safety phase, fault knobs hold
+ * what the fault sources assert, labels and images are bound where used (parse-lines.ts).
+ */
+function validate(s: Scenario, at: Draft["at"]): void {
   const known = (id: string, line: number): void => {
     const n = /^n(\d+)$/u.exec(id);
     if (n === null || Number(n[1]) < 1 || Number(n[1]) > s.nodes) {
       throw new ScenarioSyntaxError(line, `unknown node ${id} (nodes are n1..n${s.nodes})`);
     }
   };
-  for (const id of s.converge ?? []) known(id, 1);
+  for (const id of s.converge ?? []) known(id, at.converge);
   // Rounds count the judged nodes' pulls among themselves: data between them must not need a
   // node outside the set (its pulls would hold no round open, and no bound would hold).
   if (s.converge !== null && s.topology.kind !== "mesh") {
     const ids = Array.from({ length: s.nodes }, (_, i) => `n${i + 1}`);
     if (diameterAmong(s.topology, ids, s.converge) === null) {
-      throw new ScenarioSyntaxError(1, `converge ${s.converge.join(" ")}: those nodes are not connected among themselves in topology ${s.topology.kind}`);
+      throw new ScenarioSyntaxError(
+        at.converge,
+        `converge ${s.converge.join(" ")}: those nodes are not connected among themselves in topology ${s.topology.kind}`,
+      );
     }
+  }
+  for (const [cls, line] of at.classes) {
+    const problem = faultKnobProblem(s.faults, cls);
+    if (problem !== null) throw new ScenarioSyntaxError(line, problem);
   }
   for (const step of s.steps) {
     if (step.atMs > s.safetyMs)
@@ -247,6 +275,105 @@ function validate(s: Scenario): void {
     for (const id of e.on ?? []) known(id, e.line);
     if ("node" in e.check) known(e.check.node, e.line);
   }
+  checkScript(s.steps, s.expects);
+}
+
+/**
+ * What would fail an assertion of the fault sources or the network mid-run (sim/prng.ts,
+ * sim/faults.ts, sim/network.ts, sim/clock.ts), as a message naming the knob; null when the
+ * class is sound. Checked on the whole class as the file leaves it (knobs not named keep the
+ * preset's value), so `rollbacks minage=20s` alone is refused against the preset's maxage=10s.
+ */
+export function faultKnobProblem(config: FaultConfig, cls: FaultClass): string | null {
+  if (cls === "network") return networkProblem(config.network);
+  const ms = (v: number): string => (Number.isSafeInteger(v) ? formatDuration(v) : String(v));
+  // Prng.exponential(mean) asserts mean > 0.
+  const gap = (key: string, v: number): string | null =>
+    v > 0 ? null : `${cls} ${key} must be > 0 (a mean gap), got ${ms(v)}`;
+  // Prng.chance(p) asserts p in [0, 1].
+  const chance = (key: string, v: number): string | null =>
+    v >= 0 && v <= 1 ? null : `${cls} ${key} is a probability in [0, 1], got ${v}`;
+  // Prng.int(lo, hi) asserts whole bounds, lo <= hi and at most 2^32 values.
+  const span = (loKey: string, lo: number, hiKey: string, hi: number): string | null => {
+    if (lo > hi) return `${cls} ${loKey}=${ms(lo)} exceeds ${hiKey}=${ms(hi)}`;
+    if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi - lo + 1 > 2 ** 32)
+      return `${cls} ${loKey}..${hiKey} spans more than 2^32 ms`;
+    return null;
+  };
+  const symmetric = (key: string, v: number): string | null =>
+    span(key, -v, key, v) === null ? null : `${cls} ${key} must be at most ${2 ** 31 - 1}ms`;
+  const first = (...problems: Array<string | null>): string | null =>
+    problems.find((p) => p !== null) ?? null;
+  switch (cls) {
+    case "partitions": {
+      const c = config.partitions;
+      if (c === null) return null;
+      return first(
+        gap("gap", c.meanGapMs),
+        span("min", c.minDurationMs, "max", c.maxDurationMs),
+        chance("oneway", c.oneWayP),
+      );
+    }
+    case "crashes": {
+      const c = config.crashes;
+      if (c === null) return null;
+      return first(
+        gap("gap", c.meanGapMs),
+        span("min", c.minDownMs, "max", c.maxDownMs),
+        chance("torn", c.tornP),
+        chance("inwrite", c.inWriteP),
+        chance("beyond", c.beyondCommitsP),
+        chance("kept", c.keptP),
+      );
+    }
+    case "clocks": {
+      const c = config.clocks;
+      if (c === null) return null;
+      // Each node drifts by a draw of [-drift, drift) ppm; SimClock asserts |drift| < 1e6.
+      const drift =
+        c.maxDriftPpm >= 0 && c.maxDriftPpm < 1e6
+          ? null
+          : `clocks drift must be in [0, 1000000) (ppm, either way), got ${c.maxDriftPpm}`;
+      return first(
+        symmetric("offset", c.maxOffsetMs),
+        drift,
+        gap("jumpgap", c.meanJumpGapMs),
+        symmetric("jump", c.maxJumpMs),
+      );
+    }
+    case "rollbacks": {
+      const c = config.rollbacks;
+      if (c === null) return null;
+      return first(
+        gap("gap", c.meanGapMs),
+        span("minage", c.minAgeMs, "maxage", c.maxAgeMs),
+        span("min", c.minDownMs, "max", c.maxDownMs),
+      );
+    }
+  }
+}
+
+/** The network's own checks (sim/network.ts checkConfig; uniform latency draws Prng.int). */
+function networkProblem(n: FaultConfig["network"]): string | null {
+  if (!(n.lossP >= 0 && n.lossP < 1)) return `network loss must be in [0, 1), got ${n.lossP}`;
+  if (!(n.dupP >= 0 && n.dupP < 1)) return `network dup must be in [0, 1), got ${n.dupP}`;
+  const m = n.latency;
+  const whole = (v: number): boolean => Number.isSafeInteger(v) && v >= 0;
+  if (m.kind === "fixed" && !whole(m.ms))
+    return `network latency=fixed:${m.ms}: MS must be a whole number >= 0`;
+  if (m.kind === "uniform") {
+    const text = `network latency=uniform:${m.minMs}:${m.maxMs}`;
+    if (!whole(m.minMs) || !whole(m.maxMs))
+      return `${text}: MIN and MAX must be whole numbers >= 0`;
+    if (m.minMs > m.maxMs) return `${text}: MIN must not exceed MAX`;
+  }
+  if (m.kind === "lognormal") {
+    const text = `network latency=lognormal:${m.medianMs}:${m.sigma}:${m.minMs}:${m.maxMs}`;
+    if (!(m.medianMs > 0)) return `${text}: MEDIAN must be > 0`;
+    if (!(m.sigma >= 0)) return `${text}: SIGMA must be >= 0`;
+    if (!(m.minMs >= 0 && m.minMs <= m.maxMs)) return `${text}: need 0 <= MIN <= MAX`;
+  }
+  return null;
 }
 
 function parseTopology(args: readonly Token[], line: number): Topology {
@@ -324,6 +451,10 @@ function parseTiming(
       field === "objectsPerBatch"
         ? parseCount(value, 1, 10_000, line)
         : parseDurationAt(value, line);
+    // A zero wait for an answer times every request out at once, asked again at the same
+    // instant for ever (the event bound); a zero period or jitter only pulls often.
+    if (field === "pullTimeoutMs" && out[field] === 0)
+      throw new ScenarioSyntaxError(line, "timing pullTimeout must be > 0");
   }
   return out;
 }

@@ -22,7 +22,10 @@ const timingNames: Readonly<Record<string, string>> = {
 /** The canonical text of a scenario; parseScenario(printScenario(s)) equals s. */
 export function printScenario(s: Scenario): string {
   const out: string[] = s.about.map((line) => (line === "" ? "#" : `# ${line}`));
-  out.push(`scenario ${s.name}`, `checks ${s.checks}`, `nodes ${s.nodes}`, `faults ${s.preset}`);
+  // The name is one token (quoted when it holds spaces or syntax); checks and known-bug are
+  // free text, written as read.
+  out.push(`scenario ${quoteIfNeeded(s.name)}`, `checks ${s.checks}`);
+  out.push(`nodes ${s.nodes}`, `faults ${s.preset}`);
   out.push(...faultLinesFor(s.faults, presetFaults(s.preset)));
   out.push(`rate ${s.rate}`);
   if (s.mix !== null) {

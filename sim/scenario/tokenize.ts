@@ -11,11 +11,15 @@ export interface Token {
 
 export class ScenarioSyntaxError extends Error {
   override readonly name = "ScenarioSyntaxError";
+  /**
+   * `line` is the 1-based line that holds the mistake; null when no line does (a required
+   * directive missing from the file), and the message then names no line.
+   */
   constructor(
-    readonly line: number,
+    readonly line: number | null,
     message: string,
   ) {
-    super(`line ${line}: ${message}`);
+    super(line === null ? message : `line ${line}: ${message}`);
   }
 }
 
@@ -42,6 +46,19 @@ export function tokenizeLine(source: string, line: number): Token[] {
     tokens.push({ text, bareLength: bareLength < 0 ? text.length : bareLength });
   }
   return tokens;
+}
+
+/**
+ * The line up to its comment: the first `#` outside quotes and what follows are cut off, and
+ * trailing space with them. For the directives whose argument is free text (`checks`,
+ * `known-bug`), which keep their quotes as written but treat `#` as every other line does.
+ */
+export function withoutComment(source: string, line: number): string {
+  for (let i = 0; i < source.length; i++) {
+    if (source[i] === '"') i = closingQuote(source, i, line);
+    else if (source[i] === "#") return source.slice(0, i).trimEnd();
+  }
+  return source;
 }
 
 function closingQuote(source: string, open: number, line: number): number {
