@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseScenario } from "./parse-scenario";
+import { printScenario } from "./print-scenario";
 import { failureKind, shrink } from "./shrink";
 
 const heavy = parseScenario(`scenario always-fails
@@ -28,6 +29,25 @@ expect stage @A deleted
 `);
 
 describe("the shrinker", () => {
+  it("never drops an image a kept rollback restores: what it prints parses", () => {
+    const imaged = parseScenario(`scenario imaged
+checks the shrinker
+nodes 2
+faults none
+safety 20s
+
+at 1s n1 create / Orion organizationalUnit as @A
+at 2s image n1 k
+at 4s rollback n1 k
+expect stage @A deleted
+`);
+    const result = shrink(imaged, 1, 60, 1);
+    expect(result).not.toBeNull();
+    const kinds = result!.scenario.steps.map((st) => st.action.kind);
+    if (kinds.includes("rollback")) expect(kinds).toContain("image");
+    expect(() => parseScenario(printScenario(result!.scenario))).not.toThrow();
+  });
+
   it("drops what the failure does not need and keeps the failure", () => {
     const result = shrink(heavy, 1, 120, 2);
     expect(result).not.toBeNull();

@@ -1,6 +1,8 @@
 import type { FaultConfig } from "../faults";
 import type { RunReport } from "./run-scenario";
+import { checkScript } from "./parse-lines";
 import { runScenario } from "./run-scenario";
+import { ScenarioSyntaxError } from "./tokenize";
 import { mesh } from "./topology";
 import type { Scenario, Step } from "./scenario";
 
@@ -104,9 +106,22 @@ function candidates(s: Scenario): Candidate[] {
   s.steps.forEach((step, i) => {
     if (definesLabel(step)) return;
     const steps = s.steps.filter((_, j) => j !== i);
+    // Only a script a file could hold: an image step a later rollback restores stays.
+    if (!scriptHolds(steps, s.expects)) return;
     out.push({ what: `drop step at line ${step.line}`, candidate: { ...s, steps } });
   });
   return out;
+}
+
+/** Whether the parser would take these steps and expectations (labels and images bound). */
+function scriptHolds(steps: readonly Step[], expects: Scenario["expects"]): boolean {
+  try {
+    checkScript(steps, expects);
+    return true;
+  } catch (error) {
+    if (error instanceof ScenarioSyntaxError) return false;
+    throw error;
+  }
 }
 
 function fewerFaults(f: FaultConfig): Array<[string, FaultConfig]> {
