@@ -247,3 +247,11 @@ describe("violation lines", () => {
     );
   });
 });
+
+describe("partitions on one node", () => {
+  it("refuses them at the nodes line (the partition source asserts two nodes mid-run)", () => {
+    const text = "scenario t\nchecks DESIGN x\nnodes 1\nfaults chaos\nsafety 20s\n";
+    expect(refusal(text)).toBe("line 3: nodes 1: partitions (of the faults) take 2 nodes or more");
+    expect(() => parseScenario(text.replace("faults chaos", "faults crashes"))).not.toThrow();
+  });
+});

@@ -42,7 +42,7 @@ interface Draft extends ScenarioOptions {
   rate: number;
   safetyMs: number | null;
   /** Where the directives checked across fields stand, for the messages (last one wins). */
-  at: { converge: number; classes: Map<FaultClass, number> };
+  at: { converge: number; nodes: number; classes: Map<FaultClass, number> };
 }
 
 /** Parses a scenario file; throws ScenarioSyntaxError naming the line. */
@@ -56,7 +56,7 @@ export function parseScenario(text: string): Scenario {
     faults: presetFaults("none"),
     rate: 0,
     safetyMs: null,
-    at: { converge: 0, classes: new Map() },
+    at: { converge: 0, nodes: 0, classes: new Map() },
   };
   const lines = text.split(/\r?\n/u);
   lines.forEach((source, index) => {
@@ -118,6 +118,7 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
       return;
     case "nodes":
       d.nodes = parseCount(one(), 1, 64, line);
+      d.at.nodes = line;
       return;
     case "faults": {
       const preset = one();
@@ -258,6 +259,10 @@ function validate(s: Scenario, at: Draft["at"]): void {
         `converge ${s.converge.join(" ")}: those nodes are not connected among themselves in topology ${s.topology.kind}`,
       );
     }
+  }
+  // The partition source splits the nodes in two groups (sim/faults.ts asserts two nodes).
+  if (s.nodes < 2 && s.faults.partitions !== null) {
+    throw new ScenarioSyntaxError(at.nodes, `nodes ${s.nodes}: partitions (of the faults) take 2 nodes or more`);
   }
   for (const [cls, line] of at.classes) {
     const problem = faultKnobProblem(s.faults, cls);
