@@ -101,6 +101,8 @@ describe("npm run sim", () => {
       [["--scenario", "scenarios/lww-clock-skew.scn", "--seeds", "10..5"], /empty seed range 10\.\.5/u],
       [["--preset", "chaos", "--safety", "5x"], /bad --safety 5x/u],
       [["--preset", "chaos", "--rate", "-1"], /bad --rate -1/u],
+      [["--preset", "chaos", "--rate", "0x2"], /bad --rate 0x2/u],
+      [["--preset", "chaos", "--nodes", "2.0"], /bad --nodes 2\.0/u],
       [["--all", "--scenario", "scenarios/lww-clock-skew.scn"], /give one of .* \(not --all and --scenario\)/u],
       [["--scenario", "scenarios/lww-clock-skew.scn", "--seed", "1", "--seed", "2"], /--seed given twice \(1 and 2\)/u],
       [["--scenario", "scenarios/lww-clock-skew.scn", "--seed", "1", "--seeds", "2..3"], /give --seed N or --seeds A\.\.B, not both/u],

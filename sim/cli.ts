@@ -1,11 +1,13 @@
 /**
  * The simulator's command line (`npm run sim -- ...`). Usage:
  *   --scenario FILE [--seed N | --seeds A..B]   a scenario file (default seeds: the file's, else 1)
- *   --all [--seeds A..B]                        every scenario under scenarios/ (regressions too)
+ *   --all [--seeds A..B]                        every scenario under scenarios/ (regressions too),
+ *                                               then one closing line for all of them
  *   --preset NAME [--nodes N] [--rate W] [--safety 120s] [--seeds A..B]
- *   --swarm --seeds A..B [--preset NAME]        VOPR-style: each seed derives its own knobs
- *                                               (with --preset: that preset's fault classes;
- *                                               with --shrink: shrinks the first failing seed)
+ *   --swarm [--seeds A..B] [--preset NAME]      VOPR-style: each seed derives its own knobs
+ *                                               (seeds 1..100 when none are given; with
+ *                                               --preset: that preset's fault classes; with
+ *                                               --shrink: shrinks the first failing seed)
  *   --trace                                     print the full trace (one line per event)
  *   --node ID                                   show only that node's events in timelines
  *   --replay                                    run each seed twice and compare trace hashes
@@ -102,13 +104,14 @@ function seedRange(text: string | undefined, fallback: SeedRange): SeedRange {
 /** `--nodes`, `--rate`, `--safety` of a preset run, checked (the defaults: 5 nodes, 5 writes/s, 120s). */
 function presetShape(args: Args): { nodes: number; rate: number; safetyMs: number } {
   const nodesText = args.values.get("--nodes") ?? "5";
-  const nodes = Number(nodesText);
+  // Digits only: Number() would take 2.0, 0x3 or 3e0 as well.
+  const nodes = /^[1-9][0-9]*$/u.test(nodesText) ? Number(nodesText) : NaN;
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 64) {
     throw new Error(`bad --nodes ${nodesText} (an integer in 1..64)`);
   }
   const rateText = args.values.get("--rate") ?? "5";
-  const rate = Number(rateText);
-  if (rateText.trim() === "" || !Number.isFinite(rate) || rate < 0) {
+  const rate = /^[0-9]+(\.[0-9]+)?$/u.test(rateText) ? Number(rateText) : NaN;
+  if (!Number.isFinite(rate) || rate < 0) {
     throw new Error(`bad --rate ${rateText} (writes per simulated second, a number >= 0)`);
   }
   const safetyText = args.values.get("--safety") ?? "120s";
@@ -342,14 +345,20 @@ function main(argv: readonly string[]): number {
       throw new Error("give --scenario FILE, --all, --preset NAME or --swarm");
     scenarios = [scenarioOf(file)];
   }
-  let ok = true;
+  const failing: string[] = [];
   for (const s of scenarios.map((one) => asAsked(one, args))) {
     if (args.flags.has("--print")) console.log(printScenario(s));
     const range = seedRange(seedText, s.seeds ?? { from: 1, to: 1 });
-    if (args.flags.has("--shrink")) ok = shrinkFirstFailing(s.name, range, () => s, args) && ok;
-    else ok = runRange(s, range, args) && ok;
+    const passed = args.flags.has("--shrink") ? shrinkFirstFailing(s.name, range, () => s, args) : runRange(s, range, args);
+    if (!passed) failing.push(s.name);
   }
-  return ok ? 0 : 1;
+  // Many files' lines scroll by: one closing line says how the whole run went.
+  if (args.flags.has("--all")) {
+    const verdict = failing.length === 0 ? "PASS" : "FAIL";
+    const names = failing.length === 0 ? "" : ` failed=${failing.join(",")}`;
+    console.log(`${verdict} all files=${scenarios.length} pass=${scenarios.length - failing.length}${names}`);
+  }
+  return failing.length === 0 ? 0 : 1;
 }
 
 ensureSimulatorFlags(runShapeOfArgs(process.argv.slice(2)));
