@@ -77,6 +77,7 @@ function dropOldResidue(
   record: ObjectRecord,
   horizonMs: number,
 ): { record: ObjectRecord; count: number } | null {
+  if (oldestResidueMs(record) >= horizonMs) return null;
   const old = (a: ValueAtom): boolean =>
     !a.present && a.key !== residueFloorKey && a.stamp.atMs < horizonMs;
   let count = 0;
@@ -100,4 +101,25 @@ function dropOldResidue(
     attrs.set(name, kept);
   }
   return { record: { ...record, attrs }, count };
+}
+
+/**
+ * Per record version, the wall time of its oldest absence residue (Infinity without any), so
+ * that a GC walks the atoms of a record once per version rather than on every run (a simulated
+ * node runs GC every few seconds over records that rarely change). Exact: records are
+ * immutable, every change writes a new one.
+ */
+const oldestResidue = new WeakMap<ObjectRecord, number>();
+
+function oldestResidueMs(record: ObjectRecord): number {
+  let oldest = oldestResidue.get(record);
+  if (oldest !== undefined) return oldest;
+  oldest = Infinity;
+  for (const atoms of record.attrs.values()) {
+    for (const a of atoms.values()) {
+      if (!a.present && a.key !== residueFloorKey && a.stamp.atMs < oldest) oldest = a.stamp.atMs;
+    }
+  }
+  oldestResidue.set(record, oldest);
+  return oldest;
 }
