@@ -361,6 +361,9 @@ function clockJumpSource(c: ClockFaults, prng: Prng): FaultSource {
   };
 }
 
+/** The rollback fault source's image keys begin so; a scenario's own image keys may not. */
+export const faultImageKeyPrefix = "fault-img";
+
 function rollbackSource(c: RollbackFaults, prng: Prng): FaultSource {
   let pending: { readonly id: string; readonly key: string } | null = null;
   let count = 0;
@@ -370,7 +373,7 @@ function rollbackSource(c: RollbackFaults, prng: Prng): FaultSource {
     fire(target) {
       if (pending === null) {
         const id = prng.pick(target.nodeIds);
-        const key = `img${count++}`;
+        const key = `${faultImageKeyPrefix}${count++}`;
         target.takeImage(id, key);
         pending = { id, key };
         return prng.int(c.minAgeMs, c.maxAgeMs);

@@ -255,3 +255,11 @@ describe("partitions on one node", () => {
     expect(() => parseScenario(text.replace("faults chaos", "faults crashes"))).not.toThrow();
   });
 });
+
+describe("image keys", () => {
+  it("refuses a scripted key in the rollback fault source's namespace, so the two never collide", () => {
+    const text = `${header}at 1s image n1 fault-img0\nat 2s rollback n1 fault-img0\n`;
+    expect(refusal(text)).toBe("line 5: image key fault-img0: keys starting fault-img are the rollback faults' own");
+    expect(() => parseScenario(`${header}at 1s image n1 img0\nat 2s rollback n1 img0\n`)).not.toThrow();
+  });
+});

@@ -1,6 +1,7 @@
 import type { JournalKind } from "../../core/journal";
 import type { AttributeArg, DefinitionKind, Ref, ScriptOp, ValueArg } from "../directory/script-op";
 import { isErrorCode, parseCount, parseDurationAt } from "./parse-values";
+import { faultImageKeyPrefix } from "../faults";
 import type {
   ExpectCheck,
   ExpectedStage,
@@ -133,10 +134,10 @@ function parseAction(c: Cursor): StepAction {
     case "disk-error":
       return { kind: "disk-error", ...armedDiskFault(c, "disk-error", []).armed };
     case "image":
-      return { kind: "image", node: c.word("node"), key: c.word("image key") };
+      return { kind: "image", node: c.word("node"), key: scriptedImageKey(c) };
     case "rollback": {
       const node = c.word("node");
-      const key = c.word("image key");
+      const key = scriptedImageKey(c);
       return {
         kind: "rollback",
         node,
@@ -392,6 +393,18 @@ function parseCheck(c: Cursor): ExpectCheck {
     default:
       return c.fail(`unknown expectation ${kind}`);
   }
+}
+
+/**
+ * An image key a script may use: not one of the rollback fault source's (`faultImageKeyPrefix`),
+ * which shares the world's image store, so a scripted image and a fault's never replace each other.
+ */
+function scriptedImageKey(c: Cursor): string {
+  const key = c.word("image key");
+  if (key.startsWith(faultImageKeyPrefix)) {
+    c.fail(`image key ${key}: keys starting ${faultImageKeyPrefix} are the rollback faults' own`);
+  }
+  return key;
 }
 
 /**
