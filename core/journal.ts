@@ -6,17 +6,20 @@ import { limits } from "./limits";
  * says when each is written). Details never carry attribute values (a shredded value must not
  * survive anywhere, the journal included).
  */
-export type JournalKind =
-  | "domain-created"
-  | "merge-discarded"
-  | "record-refused"
-  | "partner-stale"
-  | "pull-refused"
-  | "repair"
-  | "rollback-detected"
-  | "rollback-healed"
-  | "gc"
-  | "shred";
+export const journalKinds = [
+  "domain-created",
+  "merge-discarded",
+  "record-refused",
+  "partner-stale",
+  "pull-refused",
+  "repair",
+  "rollback-detected",
+  "rollback-healed",
+  "gc",
+  "shred",
+] as const;
+
+export type JournalKind = (typeof journalKinds)[number];
 
 export interface JournalRecord {
   readonly seq: number;

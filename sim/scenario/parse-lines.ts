@@ -1,4 +1,4 @@
-import type { JournalKind } from "../../core/journal";
+import { journalKinds } from "../../core/journal";
 import type { AttributeArg, DefinitionKind, Ref, ScriptOp, ValueArg } from "../directory/script-op";
 import { isErrorCode, parseCount, parseDurationAt } from "./parse-values";
 import { faultImageKeyPrefix } from "../faults";
@@ -26,24 +26,6 @@ const definitionKinds: readonly DefinitionKind[] = [
   "extension",
 ];
 const stages: readonly ExpectedStage[] = ["alive", "deleted", "shredded", "absent"];
-/**
- * The kinds a journal record can have (core/journal.ts `JournalKind`), for `expect journal` and
- * `expect no-journal`: a misspelt kind is never in the journal, so `no-journal` of it would hold
- * vacuously. A record over the union: the compiler refuses a kind missing here or extra.
- */
-const journalKindSet: Readonly<Record<JournalKind, true>> = {
-  "domain-created": true,
-  "merge-discarded": true,
-  "record-refused": true,
-  "partner-stale": true,
-  "pull-refused": true,
-  repair: true,
-  "rollback-detected": true,
-  "rollback-healed": true,
-  gc: true,
-  shred: true,
-};
-export const journalKinds = Object.keys(journalKindSet) as readonly JournalKind[];
 
 class Cursor {
   private index = 0;
@@ -381,6 +363,7 @@ function parseCheck(c: Cursor): ExpectCheck {
     case "no-journal": {
       const node = c.word("node");
       const journalKind = c.word("journal kind");
+      // A misspelt kind is never in the journal: `no-journal` of it would hold vacuously.
       if (!(journalKinds as readonly string[]).includes(journalKind))
         c.fail(`unknown journal kind ${journalKind} (one of ${journalKinds.join(" ")})`);
       return { kind, node, journalKind };
