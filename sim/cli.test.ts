@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { presetNames } from "./faults";
 
 /**
  * The simulator's command line as an engineer runs it: a real process (`tsx sim/cli.ts`,
@@ -117,6 +118,31 @@ describe("npm run sim", () => {
       expect(run.out).not.toMatch(/^PASS /mu);
       expect(run.status).toBe(2);
     }
+  });
+
+  it("prints its usage for --help, naming every mode and preset, and exits 0", () => {
+    const run = sim("--help");
+    expect(run.status).toBe(0);
+    expect(run.out).toMatch(/^usage: npm run sim -- <mode> \[options\]$/mu);
+    for (const word of ["--scenario FILE", "--all", "--preset NAME", "--swarm", "--shrink", "exit codes"]) {
+      expect(run.out).toContain(word);
+    }
+    for (const preset of presetNames) expect(run.out).toContain(preset);
+    // --help wins over whatever else the line holds: nothing runs.
+    const withMode = sim("--scenario", "scenarios/lww-clock-skew.scn", "--help");
+    expect(withMode.status).toBe(0);
+    expect(withMode.out).not.toMatch(/^PASS /mu);
+    const misspelt = sim("--halp");
+    expect(misspelt.out).toMatch(/unknown option --halp \(--help prints the usage\)/u);
+    expect(misspelt.status).toBe(2);
+  });
+
+  it("refuses a scenario file that cannot be read as bad input, naming the file", () => {
+    const missing = path.join(scratch, "missing.scn");
+    const run = sim("--scenario", missing);
+    expect(run.out).toContain(`${missing}: cannot read the scenario file (ENOENT)`);
+    expect(run.out).not.toMatch(/internal error/u);
+    expect(run.status).toBe(2);
   });
 
   it("names the file and the line of a scenario syntax error", () => {

@@ -1,33 +1,19 @@
 /**
- * The simulator's command line (`npm run sim -- ...`). Usage:
- *   --scenario FILE [--seed N | --seeds A..B]   a scenario file (default seeds: the file's, else 1)
- *   --all [--seeds A..B]                        every scenario under scenarios/ (regressions too),
- *                                               then one closing line for all of them
- *   --preset NAME [--nodes N] [--rate W] [--safety 120s] [--seeds A..B]
- *   --swarm [--seeds A..B] [--preset NAME]      VOPR-style: each seed derives its own knobs
- *                                               (seeds 1..100 when none are given; with
- *                                               --preset: that preset's fault classes; with
- *                                               --shrink: shrinks the first failing seed)
- *   --trace                                     print the full trace (one line per event)
- *   --node ID                                   show only that node's events in timelines
- *   --replay                                    run each seed twice and compare trace hashes
- *   --shrink [--out FILE]                       shrink the first failing seed of the range to a
- *                                               small file (printed, and written to FILE)
- *   --print                                     print the scenario text (e.g. of a swarm seed)
- *   --wire                                      every message crosses the network in its wire
- *                                               form (as the scenario line `wire`)
- * Bad input is refused with exit code 2 and a message, never run as something else: unknown
- * options, an option given twice, --seed with --seeds, two modes at once, an empty seed range,
- * a bad --nodes/--rate/--safety/--node, a preset with partitions on one node, an --out whose
- * folder takes no file (checked before shrinking), and options the mode would ignore (--nodes,
- * --rate, --safety outside --preset; --out without --shrink).
- * Exit code 1 on any failure. A range of seeds shows its progress on stderr every 10 s. This
- * file is the only one in sim/ that reads the wall clock, and only to print wall milliseconds
- * and progress (performance.now); the simulation never sees it.
+ * The simulator's command line (`npm run sim -- ...`); its usage is `usage` below, printed by
+ * `--help`. Bad input is refused with exit code 2 and a message, never run as something else:
+ * unknown options, an option given twice, --seed with --seeds, two modes at once, an empty seed
+ * range, a bad --nodes/--rate/--safety/--node, a preset with partitions on one node, an --out
+ * whose folder takes no file (checked before shrinking), options the mode would ignore
+ * (--nodes, --rate, --safety outside --preset; --out without --shrink), a scenario file that
+ * cannot be read or parsed. Exit code 1 on any failing seed; 3 with the stack for an error of
+ * the simulator itself (a bug to report, not a mistake of the command line). A range of seeds
+ * shows its progress on stderr every 10 s. This file is the only one in sim/ that reads the
+ * wall clock, and only to print wall milliseconds and progress (performance.now); the
+ * simulation never sees it.
  */
 import { accessSync, constants, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { isPresetName, presetFaults } from "./faults";
+import { isPresetName, presetFaults, presetNames } from "./faults";
 import type { PresetName } from "./faults";
 import { parseScenario } from "./scenario/parse-scenario";
 import { ScenarioSyntaxError } from "./scenario/tokenize";
@@ -41,6 +27,36 @@ import { shrink } from "./scenario/shrink";
 import { presetScenario, swarmScenario } from "./scenario/swarm";
 import { ensureSimulatorFlags, runShapeOfArgs } from "./runtime-flags";
 import { SeedProgress } from "./seed-progress";
+
+const usage = `usage: npm run sim -- <mode> [options]
+
+modes:
+  --scenario FILE [--seed N | --seeds A..B]   a scenario file (default seeds: the file's, else 1)
+  --all [--seeds A..B]                        every scenario under scenarios/ (regressions too),
+                                              then one closing line for all of them
+  --preset NAME [--nodes N] [--rate W] [--safety 120s] [--seeds A..B]
+                                              a generated scenario: NAME is one of
+                                              ${presetNames.join(", ")}
+                                              (defaults: 5 nodes, 5 writes/s, 120s)
+  --swarm [--seeds A..B] [--preset NAME]      VOPR-style: each seed derives its own knobs
+                                              (seeds 1..100 when none are given; with
+                                              --preset: that preset's fault classes)
+
+options:
+  --trace                 print the full trace (one line per event)
+  --node ID               show only that node's events in timelines (n1, n2, ...)
+  --replay                run each seed twice and compare trace hashes
+  --shrink [--out FILE]   shrink the first failing seed of the range to a small scenario file
+                          (printed, and written to FILE)
+  --print                 print the scenario text (e.g. of a swarm seed)
+  --wire                  every message crosses the network in its wire form
+  --help                  this text
+
+exit codes: 0 every seed passed; 1 a seed failed; 2 bad command line or scenario file;
+3 an error of the simulator itself (printed with its stack: please report it)`;
+
+/** A mistake of the command line or of a scenario file: exit code 2, the message alone. */
+class UsageError extends Error {}
 
 interface Args {
   readonly flags: Set<string>;
@@ -60,7 +76,7 @@ const valued = new Set([
 ]);
 
 /** Options without a value; anything else starting with `--` is a typo, not a no-op. */
-const switches = new Set(["--all", "--swarm", "--trace", "--replay", "--shrink", "--print", "--wire"]);
+const switches = new Set(["--all", "--swarm", "--trace", "--replay", "--shrink", "--print", "--wire", "--help"]);
 
 /** The scenario as the command line asks for it: `--wire` turns its `wire` line on. */
 function asAsked(s: Scenario, args: Args): Scenario {
@@ -74,16 +90,16 @@ function parseArgs(argv: readonly string[]): Args {
     const a = argv[i]!;
     if (valued.has(a)) {
       const v = argv[++i];
-      if (v === undefined) throw new Error(`${a} needs a value`);
+      if (v === undefined) throw new UsageError(`${a} needs a value`);
       // Which of two values would win is nobody's guess to make: refuse the second.
-      if (values.has(a)) throw new Error(`${a} given twice (${values.get(a)} and ${v})`);
+      if (values.has(a)) throw new UsageError(`${a} given twice (${values.get(a)} and ${v})`);
       values.set(a, v);
     } else if (switches.has(a)) {
       flags.add(a);
     } else if (a.startsWith("--")) {
-      throw new Error(`unknown option ${a} (the usage is at the top of sim/cli.ts)`);
+      throw new UsageError(`unknown option ${a} (--help prints the usage)`);
     } else {
-      throw new Error(`unexpected argument ${a}`);
+      throw new UsageError(`unexpected argument ${a}`);
     }
   }
   return { flags, values };
@@ -92,12 +108,12 @@ function parseArgs(argv: readonly string[]): Args {
 function seedRange(text: string | undefined, fallback: SeedRange): SeedRange {
   if (text === undefined) return fallback;
   const m = /^(\d+)(?:\.\.(\d+))?$/u.exec(text);
-  if (m === null) throw new Error(`bad seeds ${text} (N or A..B)`);
+  if (m === null) throw new UsageError(`bad seeds ${text} (N or A..B)`);
   const from = Number(m[1]);
   const to = m[2] === undefined ? from : Number(m[2]);
-  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new Error(`bad seeds ${text} (too large)`);
+  if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to)) throw new UsageError(`bad seeds ${text} (too large)`);
   // A range that runs nothing would pass: a battery with a typo must not look green.
-  if (from > to) throw new Error(`empty seed range ${text} (the first seed is after the last)`);
+  if (from > to) throw new UsageError(`empty seed range ${text} (the first seed is after the last)`);
   return { from, to };
 }
 
@@ -107,17 +123,17 @@ function presetShape(args: Args): { nodes: number; rate: number; safetyMs: numbe
   // Digits only: Number() would take 2.0, 0x3 or 3e0 as well.
   const nodes = /^[1-9][0-9]*$/u.test(nodesText) ? Number(nodesText) : NaN;
   if (!Number.isInteger(nodes) || nodes < 1 || nodes > 64) {
-    throw new Error(`bad --nodes ${nodesText} (an integer in 1..64)`);
+    throw new UsageError(`bad --nodes ${nodesText} (an integer in 1..64)`);
   }
   const rateText = args.values.get("--rate") ?? "5";
   const rate = /^[0-9]+(\.[0-9]+)?$/u.test(rateText) ? Number(rateText) : NaN;
   if (!Number.isFinite(rate) || rate < 0) {
-    throw new Error(`bad --rate ${rateText} (writes per simulated second, a number >= 0)`);
+    throw new UsageError(`bad --rate ${rateText} (writes per simulated second, a number >= 0)`);
   }
   const safetyText = args.values.get("--safety") ?? "120s";
   const safetyMs = parseDuration(safetyText);
   if (safetyMs === null || safetyMs <= 0) {
-    throw new Error(`bad --safety ${safetyText} (a duration such as 90s, 10m or 1h)`);
+    throw new UsageError(`bad --safety ${safetyText} (a duration such as 90s, 10m or 1h)`);
   }
   return { nodes, rate, safetyMs };
 }
@@ -195,7 +211,7 @@ function runRange(s: Scenario, range: SeedRange, args: Args): boolean {
 
 function runSwarm(range: SeedRange, args: Args): boolean {
   const preset = args.values.get("--preset") ?? null;
-  if (preset !== null && !isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
+  if (preset !== null && !isPresetName(preset)) throw new UsageError(`unknown preset ${preset}`);
   if (args.flags.has("--shrink")) {
     return shrinkFirstFailing("swarm", range, (seed) => asAsked(swarmScenario(seed, preset as PresetName | null), args), args);
   }
@@ -275,10 +291,17 @@ function runShrink(s: Scenario, seed: number, out: string | undefined, sayPass =
 
 /** A scenario file, parsed; a syntax error names the file as well as the line (`--all` reads many). */
 function scenarioOf(file: string): Scenario {
+  let text: string;
   try {
-    return parseScenario(readFileSync(file, "utf8"));
+    text = readFileSync(file, "utf8");
   } catch (error) {
-    if (error instanceof ScenarioSyntaxError) throw new Error(`${file}: ${error.message}`);
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    throw new UsageError(`${file}: cannot read the scenario file (${code || String(error)})`);
+  }
+  try {
+    return parseScenario(text);
+  } catch (error) {
+    if (error instanceof ScenarioSyntaxError) throw new UsageError(`${file}: ${error.message}`);
     throw error;
   }
 }
@@ -296,18 +319,18 @@ function checkApplicable(args: Args): void {
     args.flags.has("--all") ? "--all" : null,
     args.values.has("--scenario") ? "--scenario" : null,
   ].filter((m): m is string => m !== null);
-  if (modes.length > 1) throw new Error(`give one of --scenario, --all, --preset, --swarm (not ${modes.join(" and ")})`);
+  if (modes.length > 1) throw new UsageError(`give one of --scenario, --all, --preset, --swarm (not ${modes.join(" and ")})`);
   const mode = modes[0] ?? "--scenario";
   for (const option of ["--nodes", "--rate", "--safety"]) {
     if (args.values.has(option) && mode !== "--preset") {
       const shapeFrom = mode === "--swarm" ? "the seed, --preset only its fault classes" : "the file";
-      throw new Error(`${option} applies to a --preset run without --swarm (${mode} takes its shape from ${shapeFrom})`);
+      throw new UsageError(`${option} applies to a --preset run without --swarm (${mode} takes its shape from ${shapeFrom})`);
     }
   }
-  if (args.values.has("--out") && !args.flags.has("--shrink")) throw new Error("--out applies to --shrink only");
-  if (args.values.has("--seed") && args.values.has("--seeds")) throw new Error("give --seed N or --seeds A..B, not both");
+  if (args.values.has("--out") && !args.flags.has("--shrink")) throw new UsageError("--out applies to --shrink only");
+  if (args.values.has("--seed") && args.values.has("--seeds")) throw new UsageError("give --seed N or --seeds A..B, not both");
   const node = args.values.get("--node");
-  if (node !== undefined && !/^n[1-9][0-9]*$/u.test(node)) throw new Error(`bad --node ${node} (a node id such as n1)`);
+  if (node !== undefined && !/^n[1-9][0-9]*$/u.test(node)) throw new UsageError(`bad --node ${node} (a node id such as n1)`);
 }
 
 /** `--out`'s folder must exist and take a file before any shrinking starts. */
@@ -317,11 +340,15 @@ function checkOut(out: string | undefined): void {
   try {
     accessSync(dir, constants.W_OK);
   } catch {
-    throw new Error(`--out ${out}: cannot write a file in ${dir}`);
+    throw new UsageError(`--out ${out}: cannot write a file in ${dir}`);
   }
 }
 
 function main(argv: readonly string[]): number {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(usage);
+    return 0;
+  }
   const args = parseArgs(argv);
   checkApplicable(args);
   checkOut(args.values.get("--out"));
@@ -331,10 +358,10 @@ function main(argv: readonly string[]): number {
   const preset = args.values.get("--preset");
   let scenarios: Scenario[];
   if (preset !== undefined) {
-    if (!isPresetName(preset)) throw new Error(`unknown preset ${preset}`);
+    if (!isPresetName(preset)) throw new UsageError(`unknown preset ${preset}`);
     const shape = presetShape(args);
     if (shape.nodes < 2 && presetFaults(preset).partitions !== null) {
-      throw new Error(`--nodes ${shape.nodes}: the ${preset} preset partitions the network, which takes 2 nodes or more`);
+      throw new UsageError(`--nodes ${shape.nodes}: the ${preset} preset partitions the network, which takes 2 nodes or more`);
     }
     scenarios = [presetScenario({ preset, ...shape })];
   } else if (args.flags.has("--all")) {
@@ -342,7 +369,7 @@ function main(argv: readonly string[]): number {
   } else {
     const file = args.values.get("--scenario");
     if (file === undefined)
-      throw new Error("give --scenario FILE, --all, --preset NAME or --swarm");
+      throw new UsageError("give --scenario FILE, --all, --preset NAME or --swarm");
     scenarios = [scenarioOf(file)];
   }
   const failing: string[] = [];
@@ -365,6 +392,13 @@ ensureSimulatorFlags(runShapeOfArgs(process.argv.slice(2)));
 try {
   process.exitCode = main(process.argv.slice(2));
 } catch (error) {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exitCode = 2;
+  if (error instanceof UsageError) {
+    console.error(error.message);
+    process.exitCode = 2;
+  } else {
+    // Not the command line's fault: the whole story, for the bug report.
+    console.error("canopy sim: internal error (please report it with the command line):");
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exitCode = 3;
+  }
 }
