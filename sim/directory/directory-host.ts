@@ -219,7 +219,8 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       op.kind === "script"
         ? runScriptOp(node, this.labels, op.op, ctx.wallMs())
         : runOp(node, op, ctx.wallMs(), this.picks);
-    if (kind === "restore" && result.ok) this.noteRestores(node, usnBefore);
+    // A workload `redefine` restores a deleted definition: the oracles hear of it as a restore.
+    if ((kind === "restore" || kind === "redefine") && result.ok) this.noteRestores(node, usnBefore);
     this.gcInDoubt = tombstones;
     const written = this.persist(ctx, true);
     this.gcInDoubt = null;

@@ -27,6 +27,32 @@ export type DirectoryOp =
   | { readonly kind: "restore"; readonly pick: number }
   | { readonly kind: "shred"; readonly pick: number }
   | { readonly kind: "schema"; readonly namespace: string; readonly attribute: string }
+  // Schema life beyond attribute definitions (workload.ts, "Schema life"): picks among the
+  // node's own namespaced definitions, by their place in its compiled schema's lists.
+  | {
+      readonly kind: "facet";
+      readonly namespace: string;
+      readonly name: string;
+      readonly attributePicks: readonly number[];
+    }
+  | {
+      readonly kind: "class";
+      readonly namespace: string;
+      readonly name: string;
+      readonly facetPick: number | null;
+    }
+  | {
+      readonly kind: "extension";
+      readonly namespace: string;
+      readonly name: string;
+      readonly targetPick: number;
+      readonly facetPick: number;
+    }
+  | { readonly kind: "instance"; readonly pick: number; readonly classPick: number; readonly name: string }
+  | { readonly kind: "attach"; readonly pick: number; readonly facetPick: number; readonly add: boolean }
+  | { readonly kind: "custom"; readonly pick: number; readonly attributePick: number; readonly value: string }
+  | { readonly kind: "undefine"; readonly pick: number }
+  | { readonly kind: "redefine"; readonly pick: number }
   | { readonly kind: "script"; readonly op: ScriptOp; readonly index: number };
 
 export type DirectoryOpKind = Exclude<DirectoryOp["kind"], "script">;

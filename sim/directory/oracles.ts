@@ -328,7 +328,9 @@ function heldStamp(r: ObjectRecord, atom: string): Stamp | null {
  * no alive object is a ghost of a class the node lacks. Quarantine that no delivery can lift
  * stays legitimate: a caseless duplicate name (two nodes defined the same namespace or
  * definition concurrently; the lowest id wins, the rest wait), a deleted namespace, and what
- * waits on those.
+ * waits on those. So do ghosts of a deleted class: a node deleted the class (unused there)
+ * while another created an instance of it; the merge keeps both, and the instance stays a
+ * ghost on every node (swarm seed 37 with schema life).
  */
 export function schemaViolations(simId: string, node: DirectoryNode): string[] {
   const out: string[] = [];
@@ -342,7 +344,8 @@ export function schemaViolations(simId: string, node: DirectoryNode): string[] {
     if (
       r.existence.stage !== "alive" ||
       !isGhost(node.dir, r) ||
-      quarantined.has(r.existence.classId)
+      quarantined.has(r.existence.classId) ||
+      (node.dir.get(r.existence.classId)?.existence.stage ?? "alive") !== "alive"
     )
       continue;
     out.push(`${simId}: ${r.id} is still a ghost (${r.existence.className})`);

@@ -43,7 +43,8 @@ const workloadClasses = new Set(["organizationalUnit", "user", "group"]);
 function classify(r: ObjectRecord, root: Guid | null): number {
   let out = 0;
   const alive = r.existence.stage === "alive";
-  const work = workloadClasses.has(r.existence.className);
+  // Instances of namespaced classes (schema life: `<Namespace>-<name>`) are work as well.
+  const work = workloadClasses.has(r.existence.className) || r.existence.className.includes("-");
   if (alive && work && !r.existence.system) out |= classBits.work;
   if (
     alive &&

@@ -1,15 +1,15 @@
 import type { Result } from "../../core/errors";
 import { ok, refuse } from "../../core/errors";
-import { fold } from "../../core/naming";
 import type { DirectoryNode } from "../../core/node/directory-node";
 import type { ObjectRecord } from "../../core/store/record";
 import type { DirectoryOp } from "./directory-op";
 import type { PickClass, PickIndex } from "./pick-index";
+import { runSchema, runSchemaLife } from "./run-schema-op";
 
 export type WorkloadOp = Exclude<DirectoryOp, { kind: "script" }>;
 
 /** Picks for one op: through the node's PickIndex (see pick-index.ts). */
-class Picker {
+export class Picker {
   constructor(
     readonly node: DirectoryNode,
     private readonly index: PickIndex,
@@ -90,6 +90,15 @@ export function runOp(
     }
     case "schema":
       return runSchema(p, op, nowMs);
+    case "facet":
+    case "class":
+    case "extension":
+    case "instance":
+    case "attach":
+    case "custom":
+    case "undefine":
+    case "redefine":
+      return runSchemaLife(p, op, nowMs);
   }
 }
 
@@ -108,48 +117,4 @@ function runMember(
     ? [...new Set([...current, member.id])]
     : current.filter((v) => v !== member.id);
   return p.node.putAttributeQuiet(group.id, "member", next, nowMs);
-}
-
-/** Defines a namespaced attribute (creating the namespace when missing). */
-function runSchema(
-  p: Picker,
-  op: Extract<DirectoryOp, { kind: "schema" }>,
-  nowMs: number,
-): Result<unknown> {
-  const node = p.node;
-  const schemaId = node.dir.landmarks()?.schema;
-  if (schemaId === null || schemaId === undefined) return ok(null);
-  // Namespaces live directly under /Configuration/Schema (definitions never move): the
-  // name index finds one without scanning the store (a scan per schema op was O(directory)).
-  let ns: ObjectRecord | undefined;
-  for (const id of node.dir.store.aliveNamed(schemaId, fold(op.namespace))) {
-    const r = node.dir.get(id);
-    if (r?.existence.className === "schemaNamespace" && r.placement.name === op.namespace) {
-      if (ns === undefined || r.id < ns.id) ns = r;
-    }
-  }
-  if (ns === undefined) {
-    const made = node.createQuiet(
-      { parent: schemaId, name: op.namespace, className: "schemaNamespace" },
-      nowMs,
-    );
-    if (!made.ok) return made;
-    ns = node.dir.get(made.value);
-    if (ns === undefined) return ok(null);
-  }
-  return node.createQuiet(
-    {
-      parent: ns.id,
-      name: op.attribute,
-      className: "attributeDefinition",
-      attributes: {
-        syntax: ["string"],
-        singleValued: ["true"],
-        matching: ["caseless"],
-        lifecycle: ["active"],
-        system: ["false"],
-      },
-    },
-    nowMs,
-  );
 }

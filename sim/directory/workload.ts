@@ -18,6 +18,26 @@ export const defaultMix: OpMix = {
   schema: 1,
 };
 
+/**
+ * Schema life: the op kinds that define facets, classes and extensions, instantiate namespaced
+ * classes, attach namespaced facets, write namespaced attributes and delete namespaced
+ * definitions. Not in `defaultMix` (a scenario names them in its `mix`; swarm seeds draw them
+ * from their own stream), so that a run without them is what it was.
+ */
+export const schemaLifeKinds = [
+  "facet",
+  "class",
+  "extension",
+  "instance",
+  "attach",
+  "custom",
+  "undefine",
+  "redefine",
+] as const;
+
+/** Namespaces and definition names drawn from small sets, so that nodes define the same ones. */
+const namespaces = ["com.example", "org.acme"];
+
 const names = [
   "Sales",
   "sales",
@@ -157,8 +177,39 @@ export function makeOp(prng: Prng, kind: DirectoryOpKind): DirectoryOp {
     case "schema":
       return {
         kind,
-        namespace: prng.pick(["com.example", "org.acme"]),
+        namespace: prng.pick(namespaces),
         attribute: `attr${prng.int(0, 3)}`,
       };
+    case "facet":
+      return {
+        kind,
+        namespace: prng.pick(namespaces),
+        name: `facet${prng.int(0, 2)}`,
+        attributePicks: Array.from({ length: prng.int(1, 2) }, () => prng.uint32()),
+      };
+    case "class":
+      return {
+        kind,
+        namespace: prng.pick(namespaces),
+        name: `class${prng.int(0, 2)}`,
+        facetPick: prng.chance(0.3) ? null : prng.uint32(),
+      };
+    case "extension":
+      return {
+        kind,
+        namespace: prng.pick(namespaces),
+        name: `ext${prng.int(0, 1)}`,
+        targetPick: prng.uint32(),
+        facetPick: prng.uint32(),
+      };
+    case "instance":
+      return { kind, pick, classPick: prng.uint32(), name };
+    case "attach":
+      return { kind, pick, facetPick: prng.uint32(), add: prng.chance(0.7) };
+    case "custom":
+      return { kind, pick, attributePick: prng.uint32(), value: `v${prng.int(0, 9)}` };
+    case "undefine":
+    case "redefine":
+      return { kind, pick };
   }
 }

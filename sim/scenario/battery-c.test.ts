@@ -5,7 +5,9 @@
  * converges after the heal with every acknowledged write kept; tombstones age, harden and
  * purge under chaos with GC running (restores racing with hardening converge); along a line
  * of five nodes a rollback is detected through neighbours and convergence comes within
- * 2 x diameter + 1 rounds.
+ * 2 x diameter + 1 rounds; and under chaos, namespaced facets, classes and extensions are
+ * defined, instantiated, attached, written and deleted concurrently (schema life) with every
+ * node compiling the same schema.
  * Method: each scenario file runs on seeds 1..200 (SIM_SEEDS overrides), every seed twice to
  * prove bit-for-bit replay (trace hashes equal; the first divergent event is named if not).
  */
@@ -17,6 +19,7 @@ const files = [
   "scenarios/partition-three-two.scn",
   "scenarios/gc-under-chaos.scn",
   "scenarios/line-five-rollback.scn",
+  "scenarios/schema-life-under-chaos.scn",
 ];
 
 describe("scenario battery C: schema order, split brain, topology", () => {

@@ -16,6 +16,7 @@ import { swarmScenario } from "./swarm";
 import { tokenizeLine } from "./tokenize";
 import { diameterAmong } from "./topology";
 import { defaultTiming } from "../directory/directory-host";
+import { schemaLifeKinds } from "../directory/workload";
 
 /** A scenario without source line numbers, for comparing a file with its printed form. */
 function shape(s: Scenario): unknown {
@@ -115,6 +116,16 @@ describe("scenario files", () => {
     for (const x of contended) {
       expect(printScenario(x)).toMatch(/^contention share=(0\.2|0\.5|0\.9) objects=(2|5|20)$/mu);
       expect(parseScenario(printScenario(x)).contention).toEqual(x.contention);
+    }
+    // About a third of the seeds live the schema: schema-life kinds in their mix, read back.
+    const living = [...Array(60).keys()]
+      .map((i) => swarmScenario(i + 1))
+      .filter((x) => schemaLifeKinds.some((k) => (x.mix?.[k] ?? 0) > 0));
+    expect(living.length).toBeGreaterThanOrEqual(10);
+    expect(living.length).toBeLessThanOrEqual(30);
+    for (const x of living) {
+      expect(printScenario(x)).toMatch(/^mix .*\binstance=\d+\b/mu);
+      expect(parseScenario(printScenario(x)).mix).toEqual(x.mix);
     }
     // One seed in eight writes some large values, printed as `large-values ...`.
     const bigValues = [...Array(200).keys()].map((i) => swarmScenario(i + 1)).filter((x) => x.largeValues !== null);

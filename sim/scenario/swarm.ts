@@ -2,7 +2,7 @@ import { limits } from "../../core/limits";
 import type { DirectoryOpKind } from "../directory/directory-op";
 import { defaultTiming, type ReplicationTiming } from "../directory/directory-host";
 import type { Contention, LargeValues, OpMix } from "../directory/workload";
-import { defaultMix } from "../directory/workload";
+import { defaultMix, schemaLifeKinds } from "../directory/workload";
 import type { ClockFaults, FaultConfig, PresetName } from "../faults";
 import { presetFaults, swarmFaults } from "../faults";
 import { Prng } from "../prng";
@@ -89,6 +89,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   const mix: Partial<Record<DirectoryOpKind, number>> = {};
   for (const k of kinds) mix[k] = prng.chance(0.2) ? 0 : prng.int(1, 30);
   mix.create = Math.max(mix.create ?? 0, 5);
+  Object.assign(mix, swarmSchemaLife(prng.fork("schema-life")));
   const safetyMs = prng.int(3, 12) * 10_000;
   const timing = { ...swarmTiming(prng.fork("timing")), ...swarmPace(prng.fork("pace")) };
   const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null || isMild(faults.clocks));
@@ -221,6 +222,22 @@ function withinCrossing(
 function livenessFor(diameter: number, t: ReplicationTiming): number {
   const roundMs = Math.max(15_000, t.pullEveryMs + t.pullJitterMs + t.pullTimeoutMs);
   return Math.max(defaultLivenessMs, (2 * diameter + 1) * roundMs);
+}
+
+/**
+ * On a third of the seeds: schema life (workload.ts `schemaLifeKinds`), each of its op kinds
+ * weighted 1-8 or (one in five) left out: facets, classes and extensions defined, namespaced
+ * classes instantiated (ghosts where the class has not arrived), facets attached, namespaced
+ * attributes written and definitions deleted while other nodes use them. Drawn from its own
+ * stream, so a seed without it is what it was.
+ */
+function swarmSchemaLife(prng: Prng): Partial<Record<DirectoryOpKind, number>> {
+  const out: Partial<Record<DirectoryOpKind, number>> = {};
+  if (!prng.chance(1 / 3)) return out;
+  for (const k of schemaLifeKinds) out[k] = prng.chance(0.2) ? 0 : prng.int(1, 8);
+  // Definitions to build on: namespaced attributes, as the base mix's `schema` kind defines.
+  out.schema = prng.int(2, 8);
+  return out;
 }
 
 /**
