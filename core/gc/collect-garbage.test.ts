@@ -2,7 +2,8 @@
  * Goal: local GC per SPEC's transitions and Limits: a soft-deleted record hardens past
  * timeUntilShred (values dropped, no longer restorable, effectiveStage shredded) and every
  * tombstone purges past maxTimeApart (record removed entirely, refState missing, gone from
- * the morgue and deleted from the persisted state); POST /api/gc returns the new horizon.
+ * the morgue and deleted from the persisted state); POST /api/gc returns the new horizon; a
+ * deleted definition that a record holding values still names outlives the horizon.
  * Method: a domain whose /Configuration holds small windows (60 s restore, 3600 s purge);
  * delete at t0 and run gc at chosen instants before and after each boundary, reading back
  * payloads, the morgue, references and the ready() batch.
@@ -190,5 +191,65 @@ describe("absence residue past maxTimeApart", () => {
     const again = s.node.dir.get(carol)!.attrs.get("description")!.get("one")!;
     expect(again.present).toBe(true);
     expect(again.stamp.version).toBeGreaterThan(residue.stamp.version);
+  });
+});
+
+describe("purging deleted definitions", () => {
+  /**
+   * A facet restored after its attribute was deleted references a tombstone, which compiles
+   * out (SPEC: the facet keeps working minus the dead member). Purging that tombstone would
+   * leave the facet "waiting for" an attribute that never comes.
+   */
+  function facetOverDeletedAttribute() {
+    const s = setup();
+    const ns = make(s.node, s.schema, "org.canopy", "schemaNamespace");
+    const basics = { lifecycle: ["active"], system: ["false"] };
+    const badge = make(s.node, ns, "badge", "attributeDefinition", t0Ms, {
+      ...basics,
+      syntax: ["string"],
+      singleValued: ["true"],
+      matching: ["caseless"],
+    });
+    const level = make(s.node, ns, "level", "attributeDefinition", t0Ms, {
+      ...basics,
+      syntax: ["string"],
+      singleValued: ["true"],
+      matching: ["caseless"],
+    });
+    const facet = make(s.node, ns, "badged", "facetDefinition", t0Ms, { ...basics, attributes: [badge, level] });
+    unwrap(s.node.delete(facet, at(1)));
+    unwrap(s.node.delete(badge, at(2)));
+    unwrap(s.node.restore(facet, at(3)));
+    return { ...s, badge, facet };
+  }
+
+  const facetNames = (s: ReturnType<typeof facetOverDeletedAttribute>) =>
+    s.node.dir.schema.facets.map((f) => f.name);
+
+  it("keeps an attribute's tombstone past the horizon while an alive facet names it, hardened", () => {
+    const s = facetOverDeletedAttribute();
+    expect(facetNames(s)).toContain("org.canopy-badged");
+    const gc = unwrap(s.node.gc(at(purgeS + 10)));
+    expect(s.node.dir.get(s.badge)?.hardened).toBe(true);
+    expect(s.node.dir.schema.quarantined).toEqual([]);
+    expect(facetNames(s)).toContain("org.canopy-badged");
+    // The facet still works minus its dead member.
+    const member = s.node.dir.schema.facet("org.canopy-badged")?.attributes.map((m) => m.name);
+    expect(member).toEqual(["org.canopy-level"]);
+    expect(gc.purged).toBe(2); // the team and bob, deleted at t0; not the attribute
+    expect(s.node.journal().at(-1)?.detail).toMatch(/kept 1 deleted definitions still in use/);
+  });
+
+  it("purges the tombstone once nothing holding values names it any more", () => {
+    const s = facetOverDeletedAttribute();
+    unwrap(s.node.gc(at(purgeS + 10)));
+    unwrap(s.node.delete(s.facet, at(purgeS + 20)));
+    // Within the facet's restore window a restore would bring its reference back: kept.
+    unwrap(s.node.gc(at(purgeS + 21)));
+    expect(s.node.dir.get(s.badge)).toBeDefined();
+    // Past it, the facet holds nothing: the attribute's tombstone goes.
+    unwrap(s.node.gc(at(purgeS + 20 + restoreS + 1)));
+    expect(s.node.dir.get(s.badge)).toBeUndefined();
+    expect(s.node.dir.schema.quarantined).toEqual([]);
   });
 });

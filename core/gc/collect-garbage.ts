@@ -5,6 +5,7 @@ import { residueFloorKey } from "../store/record";
 import { compareStamps } from "../store/stamp";
 import { msToTimestamp } from "../syntax";
 import { effectiveStage } from "../view/aging";
+import { definitionsInUse, isDefinitionRecord } from "./definitions-in-use";
 
 export interface GcOutcome {
   /** Tombstones whose existence stamp is older than this wall time are purged. */
@@ -31,7 +32,8 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
   const purgeHorizonMs = nowMs - purgeAfterMs;
   let hardened = 0;
   let residue = 0;
-  const doomed: Guid[] = [];
+  let doomed: Guid[] = [];
+  let doomedDefinitions = 0;
   const compacted: ObjectRecord[] = [];
   for (const record of dir.store.all()) {
     const dropped = record.hardened ? null : dropOldResidue(record, purgeHorizonMs);
@@ -42,6 +44,7 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
     if (record.existence.stage === "alive") continue;
     if (record.existence.stamp.atMs < purgeHorizonMs) {
       doomed.push(record.id);
+      if (isDefinitionRecord(record)) doomedDefinitions += 1;
       continue;
     }
     const needsHardening =
@@ -53,6 +56,26 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
       hardened += 1;
     }
   }
+  // Definition tombstones that records holding values still depend on stay (definitions-in-use.ts).
+  let kept = 0;
+  if (doomedDefinitions > 0) {
+    const inUse = definitionsInUse(dir, nowMs);
+    const purgeable: Guid[] = [];
+    for (const id of doomed) {
+      if (!inUse.has(id)) {
+        purgeable.push(id);
+        continue;
+      }
+      kept += 1;
+      // Kept past the horizon (hence past any restore window) as a tombstone only: hardened.
+      const record = dir.get(id);
+      if (record !== undefined && record.existence.stage === "deleted" && !record.hardened) {
+        dir.write({ ...record, attrs: new Map(), hardened: true });
+        hardened += 1;
+      }
+    }
+    doomed = purgeable;
+  }
   // Like hardening, an unstamped local compaction: the record keeps its USN (partners drop the
   // same residue on their own clocks). Records purged or hardened just now are left alone.
   const doomedIds = new Set(doomed);
@@ -62,8 +85,9 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
   }
   for (const id of doomed.sort()) dir.purge(id);
   dir.refreshSchema();
-  if (hardened + doomed.length + residue > 0) {
-    const what = `hardened ${hardened}, purged ${doomed.length}, residue ${residue}`;
+  if (hardened + doomed.length + residue + kept > 0) {
+    const keptText = kept > 0 ? `, kept ${kept} deleted definitions still in use` : "";
+    const what = `hardened ${hardened}, purged ${doomed.length}, residue ${residue}${keptText}`;
     dir.journal.add(nowMs, "gc", `${what}; purge horizon ${msToTimestamp(purgeHorizonMs)}`);
   }
   return { purgeHorizonMs, hardened, purged: doomed.length, residue };

@@ -1,0 +1,45 @@
+import type { Directory } from "../directory";
+import type { Guid } from "../guid";
+import { definitionClassNames } from "../schema/base-schema";
+import type { ObjectRecord } from "../store/record";
+import { presentValues } from "../store/record";
+import { effectiveStage } from "../view/aging";
+
+/**
+ * The tombstoned definitions the purge must keep. SPEC: references to tombstoned definitions
+ * compile out, and a facet keeps working minus its dead member. Were the tombstone purged, the
+ * compiler could no longer tell it from a definition not yet arrived, and the facet (class,
+ * extension, every definition of a namespace) would leave the schema as "waiting for" it,
+ * forever, taking attributes off the surface of every object that carries it; an instance of
+ * a purged class would be a ghost the schema oracle cannot tell from one whose class is late.
+ * So a definition tombstone past the purge horizon stays while a record that still holds its
+ * values (alive, or deleted and still restorable: a restore brings its references back)
+ * depends on it, as an object's class, a definition's namespace, or a definition's reference
+ * (the attributes the compiler resolves). Everything concurrent with the delete has arrived
+ * by the horizon (partners apart longer are refused), so the dependents a node sees then are
+ * the ones every node sees. Found by the simulator's schema-life workload with GC running
+ * (scenarios/regressions/purged-attribute-quarantines-facet.scn).
+ */
+const schemaReferences = ["legalMeta", "attributes", "facets", "targetClass"];
+
+const definitionClasses: ReadonlySet<string> = new Set(Object.values(definitionClassNames));
+
+export function isDefinitionRecord(record: ObjectRecord): boolean {
+  return definitionClasses.has(record.existence.className);
+}
+
+/** The ids that records still holding values at `nowMs` depend on (see above); one walk of the store. */
+export function definitionsInUse(dir: Directory, nowMs: number): Set<Guid> {
+  const out = new Set<Guid>();
+  for (const record of dir.store.all()) {
+    // Alive, or deleted within the restore window; a shredded or aged record holds nothing.
+    if (effectiveStage(dir, record, nowMs) === "shredded") continue;
+    out.add(record.existence.classId);
+    if (!isDefinitionRecord(record)) continue;
+    if (record.placement.parent !== null) out.add(record.placement.parent);
+    for (const name of schemaReferences) {
+      for (const atom of presentValues(record, name)) if (atom.value !== null) out.add(atom.value as Guid);
+    }
+  }
+  return out;
+}
