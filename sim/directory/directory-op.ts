@@ -23,6 +23,13 @@ export type DirectoryOp =
       readonly memberPick: number;
       readonly add: boolean;
     }
+  | {
+      // Sets (days from a fixed date) or clears the `expiry` meta of one member value.
+      readonly kind: "expiry";
+      readonly pick: number;
+      readonly memberPick: number;
+      readonly days: number | null;
+    }
   | { readonly kind: "delete"; readonly pick: number }
   | { readonly kind: "restore"; readonly pick: number }
   | { readonly kind: "shred"; readonly pick: number }

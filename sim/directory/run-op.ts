@@ -1,7 +1,8 @@
 import type { Result } from "../../core/errors";
 import { ok, refuse } from "../../core/errors";
 import type { DirectoryNode } from "../../core/node/directory-node";
-import type { ObjectRecord } from "../../core/store/record";
+import type { ObjectRecord, ValueAtom } from "../../core/store/record";
+import { msToTimestamp } from "../../core/syntax";
 import type { DirectoryOp } from "./directory-op";
 import type { PickClass, PickIndex } from "./pick-index";
 import { runSchema, runSchemaLife } from "./run-schema-op";
@@ -76,6 +77,8 @@ export function runOp(
     }
     case "member":
       return runMember(p, op, nowMs);
+    case "expiry":
+      return runExpiry(p, op, nowMs);
     case "delete": {
       const target = p.aliveWork(op.pick);
       return target === undefined ? none() : node.delete(target.id, nowMs);
@@ -102,6 +105,11 @@ export function runOp(
   }
 }
 
+/** A group's present member values, in the record's order. */
+function memberAtoms(group: ObjectRecord): ValueAtom[] {
+  return [...(group.attrs.get("member")?.values() ?? [])].filter((a) => a.present && a.value !== null);
+}
+
 function runMember(
   p: Picker,
   op: Extract<DirectoryOp, { kind: "member" }>,
@@ -110,11 +118,29 @@ function runMember(
   const group = p.pick("group", op.pick);
   const member = p.aliveWork(op.memberPick);
   if (group === undefined || member === undefined) return ok(null);
-  const current = [...(group.attrs.get("member")?.values() ?? [])]
-    .filter((a) => a.present && a.value !== null)
-    .map((a) => a.value as string);
+  const current = memberAtoms(group).map((a) => a.value as string);
   const next = op.add
     ? [...new Set([...current, member.id])]
     : current.filter((v) => v !== member.id);
   return p.node.putAttributeQuiet(group.id, "member", next, nowMs);
+}
+
+/** Changes the `expiry` meta of one member value, keeping every other value as it is. */
+function runExpiry(
+  p: Picker,
+  op: Extract<DirectoryOp, { kind: "expiry" }>,
+  nowMs: number,
+): Result<unknown> {
+  const group = p.pick("group", op.pick);
+  if (group === undefined) return ok(null);
+  const members = memberAtoms(group);
+  if (members.length === 0) return ok(null);
+  const chosen = members[op.memberPick % members.length]!;
+  const expiry = op.days === null ? null : msToTimestamp(Date.UTC(2030, 0, 1 + op.days));
+  if ((chosen.meta?.["expiry"]?.[0] ?? null) === expiry) return ok(null);
+  const values = members.map((a) => {
+    const meta = a === chosen ? (expiry === null ? null : { expiry: [expiry] }) : a.meta;
+    return meta === null || meta === undefined ? { value: a.value } : { value: a.value, meta };
+  });
+  return p.node.putAttributeQuiet(group.id, "member", values, nowMs);
 }

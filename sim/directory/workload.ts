@@ -35,6 +35,13 @@ export const schemaLifeKinds = [
   "redefine",
 ] as const;
 
+/**
+ * Member meta: `expiry` sets or clears the expiry meta (SPEC: `member` has legalMeta `expiry`)
+ * of one value of a group's members, the only meta the base schema permits, so that concurrent
+ * meta changes of one value merge. Not in `defaultMix`, as schema life.
+ */
+export const memberMetaKinds = ["expiry"] as const;
+
 /** Namespaces and definition names drawn from small sets, so that nodes define the same ones. */
 const namespaces = ["com.example", "org.acme"];
 
@@ -170,6 +177,8 @@ export function makeOp(prng: Prng, kind: DirectoryOpKind): DirectoryOp {
       return { kind, pick, value: prng.chance(0.2) ? null : `Name ${prng.int(0, 9)}` };
     case "member":
       return { kind, pick, memberPick: prng.uint32(), add: prng.chance(0.6) };
+    case "expiry":
+      return { kind, pick, memberPick: prng.uint32(), days: prng.chance(0.25) ? null : prng.int(0, 3) };
     case "delete":
     case "restore":
     case "shred":

@@ -1,7 +1,7 @@
 import { limits } from "../../core/limits";
 import type { ReplicationTiming } from "../directory/directory-host";
 import type { DirectoryOpKind } from "../directory/directory-op";
-import { schemaLifeKinds, type Contention, type LargeValues, type OpMix } from "../directory/workload";
+import { memberMetaKinds, schemaLifeKinds, type Contention, type LargeValues, type OpMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { isPresetName, presetFaults } from "../faults";
 import { applyFaultLine, isFaultClass, type FaultClass } from "./fault-lines";
@@ -25,6 +25,7 @@ const opKinds: readonly DirectoryOpKind[] = [
   "shred",
   "schema",
   ...schemaLifeKinds,
+  ...memberMetaKinds,
 ];
 const timingKeys: Readonly<Record<string, keyof ReplicationTiming>> = {
   pullEvery: "pullEveryMs",

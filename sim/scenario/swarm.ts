@@ -90,6 +90,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   for (const k of kinds) mix[k] = prng.chance(0.2) ? 0 : prng.int(1, 30);
   mix.create = Math.max(mix.create ?? 0, 5);
   Object.assign(mix, swarmSchemaLife(prng.fork("schema-life")));
+  Object.assign(mix, swarmMemberMeta(prng.fork("member-meta"), mix.member ?? 0));
   const safetyMs = prng.int(3, 12) * 10_000;
   const timing = { ...swarmTiming(prng.fork("timing")), ...swarmPace(prng.fork("pace")) };
   const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null || isMild(faults.clocks));
@@ -238,6 +239,16 @@ function swarmSchemaLife(prng: Prng): Partial<Record<DirectoryOpKind, number>> {
   // Definitions to build on: namespaced attributes, as the base mix's `schema` kind defines.
   out.schema = prng.int(2, 8);
   return out;
+}
+
+/**
+ * On a quarter of the seeds: member meta (workload.ts `memberMetaKinds`), the expiry of member
+ * values set and cleared (weight 2-12), with member edits to hold values (weight at least 5).
+ * Drawn from its own stream, so a seed without it is what it was.
+ */
+function swarmMemberMeta(prng: Prng, member: number): Partial<Record<DirectoryOpKind, number>> {
+  if (!prng.chance(1 / 4)) return {};
+  return { expiry: prng.int(2, 12), member: Math.max(member, 5) };
 }
 
 /**
