@@ -58,7 +58,7 @@ export type DirectoryOp =
   | { readonly kind: "instance"; readonly pick: number; readonly classPick: number; readonly name: string }
   | { readonly kind: "attach"; readonly pick: number; readonly facetPick: number; readonly add: boolean }
   | { readonly kind: "custom"; readonly pick: number; readonly attributePick: number; readonly value: string }
-  | { readonly kind: "undefine"; readonly pick: number }
+  | { readonly kind: "undefine"; readonly pick: number; readonly shred: boolean }
   | { readonly kind: "redefine"; readonly pick: number }
   | { readonly kind: "script"; readonly op: ScriptOp; readonly index: number };
 

@@ -14,7 +14,7 @@ import type { Picker } from "./run-op";
  * `schemaLifeKinds`): facets, classes and extensions defined over what the node's compiled
  * schema holds, instances of namespaced classes (ghosts on nodes the class has not reached),
  * namespaced facets attached to and detached from objects, namespaced attributes written where
- * the object's surface permits them, namespaced definitions deleted (refused while in use
+ * the object's surface permits them, namespaced definitions deleted or shredded (refused while in use
  * here; concurrent use elsewhere is the point) and deleted ones restored (refused when they
  * would not compile; a restored class lifts its instances' ghost flag). Picks index the node's own lists, sorted by
  * id, so an op is a function of the node's state, as every workload op is.
@@ -146,7 +146,8 @@ export function runSchemaLife(p: Picker, op: SchemaLifeOp, nowMs: number): Resul
         ...namespaced(schema.extensions),
       ]);
       const target = at(definitions, op.pick);
-      return target === undefined ? none() : node.delete(target.id, nowMs);
+      if (target === undefined) return none();
+      return op.shred ? node.shred(target.id, nowMs) : node.delete(target.id, nowMs);
     }
     case "redefine": {
       // Deleted definitions keep their place in their namespace (definitions never move).

@@ -218,6 +218,7 @@ export function makeOp(prng: Prng, kind: DirectoryOpKind): DirectoryOp {
     case "custom":
       return { kind, pick, attributePick: prng.uint32(), value: `v${prng.int(0, 9)}` };
     case "undefine":
+      return { kind, pick, shred: prng.chance(0.3) };
     case "redefine":
       return { kind, pick };
   }
