@@ -390,7 +390,16 @@ export class Directory {
     return this.landmarkCache;
   }
 
-  /** Restore window and purge horizon in ms, from /Configuration (defaults per SPEC). */
+  /**
+   * Restore window and purge horizon in ms, from /Configuration (defaults per SPEC). The window
+   * in effect is `timeUntilShred`, at most half of `maxTimeApart`: a restore made late in a
+   * window as long as the horizon would reach a partner that had purged the tombstone
+   * meanwhile, which refuses it for good (purged tombstones never come back), and the two
+   * would never agree again. Half the horizon leaves a restore the time in which a partner
+   * that pulls at all is not yet reported stale (`partner-stale`, replicator.ts) to arrive before any
+   * purge. SPEC's defaults (30 of 180 days) are unaffected.
+   * (scenarios/regressions/restore-window-beyond-horizon-scripted.scn)
+   */
   replicationConfig(): { restoreWindowMs: number; purgeAfterMs: number } {
     const configId = this.landmarks()?.configuration ?? null;
     const config = configId === null ? undefined : this.store.get(configId);
@@ -399,10 +408,9 @@ export class Directory {
       const n = text === null ? NaN : Number(text);
       return Number.isFinite(n) && n >= 0 ? n : fallback;
     };
-    return {
-      restoreWindowMs: seconds("timeUntilShred", limits.restoreWindowDefaultS) * 1000,
-      purgeAfterMs: seconds("maxTimeApart", limits.purgeHorizonDefaultS) * 1000,
-    };
+    const purgeAfterMs = seconds("maxTimeApart", limits.purgeHorizonDefaultS) * 1000;
+    const windowMs = seconds("timeUntilShred", limits.restoreWindowDefaultS) * 1000;
+    return { restoreWindowMs: Math.min(windowMs, Math.floor(purgeAfterMs / 2)), purgeAfterMs };
   }
 
   private findRoot(): Guid | null {

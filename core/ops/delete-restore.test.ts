@@ -136,6 +136,20 @@ describe("restore", () => {
     expect(outcome(s.node.restore(s.b, t0Ms + 59 * secondMs))).toBe("ok");
   });
 
+  it("the window in effect is at most half of maxTimeApart, so no restore outlives a partner's purge", () => {
+    const s = setup();
+    unwrap(s.node.putAttribute(s.configuration, "maxTimeApart", ["60"], t0Ms));
+    unwrap(s.node.putAttribute(s.configuration, "timeUntilShred", ["120"], t0Ms));
+    unwrap(s.node.delete(s.b, t0Ms));
+    // The stored setting is what was written; the tombstone ages at 30 s, not 120 s.
+    const config = unwrap(s.node.object(s.configuration, t0Ms));
+    expect(config.attributes.find((a) => a.name === "timeUntilShred")?.values.map((v) => v.value)).toEqual(["120"]);
+    expect(unwrap(s.node.object(s.b, t0Ms + 29 * secondMs)).effectiveStage).toBe("deleted");
+    expect(unwrap(s.node.object(s.b, t0Ms + 31 * secondMs)).effectiveStage).toBe("shredded");
+    expect(outcome(s.node.restore(s.b, t0Ms + 31 * secondMs))).toBe("not-restorable");
+    expect(outcome(s.node.restore(s.b, t0Ms + 29 * secondMs))).toBe("ok");
+  });
+
   it("the default restore window is 30 days", () => {
     const s = setup();
     const day = 24 * 3600 * secondMs;

@@ -30,6 +30,8 @@ export type DirectoryOp =
       readonly memberPick: number;
       readonly days: number | null;
     }
+  // Sets timeUntilShred on /Configuration (the restore window) while the run goes on.
+  | { readonly kind: "window"; readonly seconds: number }
   | { readonly kind: "delete"; readonly pick: number }
   | { readonly kind: "restore"; readonly pick: number }
   | { readonly kind: "shred"; readonly pick: number }

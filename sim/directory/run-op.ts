@@ -79,6 +79,11 @@ export function runOp(
       return runMember(p, op, nowMs);
     case "expiry":
       return runExpiry(p, op, nowMs);
+    case "window": {
+      const config = node.dir.landmarks()?.configuration ?? null;
+      if (config === null) return none();
+      return node.putAttributeQuiet(config, "timeUntilShred", [String(op.seconds)], nowMs);
+    }
     case "delete": {
       const target = p.aliveWork(op.pick);
       return target === undefined ? none() : node.delete(target.id, nowMs);

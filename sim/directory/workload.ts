@@ -42,6 +42,15 @@ export const schemaLifeKinds = [
  */
 export const memberMetaKinds = ["expiry"] as const;
 
+/**
+ * Window changes: `window` sets the restore window (timeUntilShred) to 5 s, 15 s, 30 s or a
+ * day from whichever node the op lands on, so nodes age and harden tombstones under different
+ * windows until the last write wins everywhere, while restores race them. Not in `defaultMix`.
+ */
+export const windowKinds = ["window"] as const;
+
+const windowSeconds = [5, 15, 30, 86_400];
+
 /** Namespaces and definition names drawn from small sets, so that nodes define the same ones. */
 const namespaces = ["com.example", "org.acme"];
 
@@ -179,6 +188,8 @@ export function makeOp(prng: Prng, kind: DirectoryOpKind): DirectoryOp {
       return { kind, pick, memberPick: prng.uint32(), add: prng.chance(0.6) };
     case "expiry":
       return { kind, pick, memberPick: prng.uint32(), days: prng.chance(0.25) ? null : prng.int(0, 3) };
+    case "window":
+      return { kind, seconds: prng.pick(windowSeconds) };
     case "delete":
     case "restore":
     case "shred":

@@ -1,7 +1,7 @@
 import { limits } from "../../core/limits";
 import type { ReplicationTiming } from "../directory/directory-host";
 import type { DirectoryOpKind } from "../directory/directory-op";
-import { memberMetaKinds, schemaLifeKinds, type Contention, type LargeValues, type OpMix } from "../directory/workload";
+import { memberMetaKinds, schemaLifeKinds, windowKinds, type Contention, type LargeValues, type OpMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { isPresetName, presetFaults } from "../faults";
 import { applyFaultLine, isFaultClass, type FaultClass } from "./fault-lines";
@@ -26,6 +26,7 @@ const opKinds: readonly DirectoryOpKind[] = [
   "schema",
   ...schemaLifeKinds,
   ...memberMetaKinds,
+  ...windowKinds,
 ];
 const timingKeys: Readonly<Record<string, keyof ReplicationTiming>> = {
   pullEvery: "pullEveryMs",

@@ -94,6 +94,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   const safetyMs = prng.int(3, 12) * 10_000;
   const timing = { ...swarmTiming(prng.fork("timing")), ...swarmPace(prng.fork("pace")) };
   const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null || isMild(faults.clocks));
+  if (ageing !== null) Object.assign(mix, swarmWindowChanges(prng.fork("window-changes")));
   const topology = swarmTopology(prng.fork("topology"), nodes);
   const contention = swarmContention(prng.fork("contention"));
   const largeValues = swarmLargeValues(prng.fork("large-values"));
@@ -249,6 +250,15 @@ function swarmSchemaLife(prng: Prng): Partial<Record<DirectoryOpKind, number>> {
 function swarmMemberMeta(prng: Prng, member: number): Partial<Record<DirectoryOpKind, number>> {
   if (!prng.chance(1 / 4)) return {};
   return { expiry: prng.int(2, 12), member: Math.max(member, 5) };
+}
+
+/**
+ * On a third of the seeds that age tombstones: window changes (workload.ts `windowKinds`), the
+ * restore window set anew (weight 1-4) from any node while GC hardens and restores race.
+ * Drawn from its own stream, so a seed without it is what it was.
+ */
+function swarmWindowChanges(prng: Prng): Partial<Record<DirectoryOpKind, number>> {
+  return prng.chance(1 / 3) ? { window: prng.int(1, 4) } : {};
 }
 
 /**
