@@ -85,7 +85,8 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
   }
   for (const id of doomed.sort()) dir.purge(id);
   dir.refreshSchema();
-  if (hardened + doomed.length + residue + kept > 0) {
+  // A kept definition alone writes no line: it would repeat at every run for as long as it is kept.
+  if (hardened + doomed.length + residue > 0) {
     const keptText = kept > 0 ? `, kept ${kept} deleted definitions still in use` : "";
     const what = `hardened ${hardened}, purged ${doomed.length}, residue ${residue}${keptText}`;
     dir.journal.add(nowMs, "gc", `${what}; purge horizon ${msToTimestamp(purgeHorizonMs)}`);
