@@ -17,6 +17,13 @@ export const limits = {
   restoreWindowDefaultS: 30 * 24 * 3600,
   purgeHorizonDefaultS: 180 * 24 * 3600,
   /**
+   * The smallest `maxTimeApart` a write may set (SPEC gives none): a partner that completes no
+   * pull within it is refused for good, so 0 refused every partner at once and partitioned the
+   * domain for good. 20 s is one pull round at the default timing (5 s period, 1 s jitter, a
+   * 10 s answer timeout) with room to spare; an operator wants days.
+   */
+  purgeHorizonMinS: 20,
+  /**
    * A pull batch stops taking objects once their values come to this many bytes (estimated:
    * UTF-16 code units of values, meta and names, plus a fixed share per atom and object), as
    * well as at the destination's object count: 50 objects each holding megabytes of values would

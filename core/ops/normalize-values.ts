@@ -3,6 +3,7 @@ import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { AttributeDef } from "../schema";
 import type { Meta } from "../store/record";
+import { limits } from "../limits";
 import { matchKey, parseValue } from "../syntax";
 
 /** One value as a request carries it: a bare string or `{value, meta}`. */
@@ -67,7 +68,7 @@ function normalizeOne(
 /**
  * SPEC's durations (integers in seconds, read from /Configuration by Directory.replicationConfig).
  * A negative one has no meaning, and the reader would fall back to the default without a word,
- * so it is refused when written.
+ * so it is refused when written; so is a maxTimeApart below limits.purgeHorizonMinS.
  */
 const durationAttributes: ReadonlySet<string> = new Set(["maxTimeApart", "timeUntilShred"]);
 
@@ -86,6 +87,12 @@ function parseTyped(
   if (!parsed.ok) return refuse("syntax-violation", `${attr.name}: ${parsed.message}`);
   if (durationAttributes.has(attr.name) && parsed.value.startsWith("-")) {
     return refuse("syntax-violation", `${attr.name} is a number of seconds, 0 or more; not ${parsed.value}`);
+  }
+  if (attr.name === "maxTimeApart" && Number(parsed.value) < limits.purgeHorizonMinS) {
+    return refuse(
+      "syntax-violation",
+      `maxTimeApart is at least ${limits.purgeHorizonMinS} seconds (a partner that completes no pull within it is refused for good); not ${parsed.value}`,
+    );
   }
   if (attr.syntax === "reference" && !held.has(parsed.value)) {
     const target = dir.get(parsed.value);

@@ -122,10 +122,21 @@ describe("syntax-violation", () => {
         expectRefused(s.node, s.configuration, attr, [bad], "syntax-violation");
       }
       expect(refusalMessage(s.node.putAttribute(s.configuration, attr, ["-5"], t0Ms))).toContain("0 or more");
-      expect(outcome(s.node.putAttribute(s.configuration, attr, ["0"], t0Ms))).toBe("ok");
-      s.node.ready();
     }
-    expect(s.node.dir.replicationConfig()).toEqual({ restoreWindowMs: 0, purgeAfterMs: 0 });
+    expect(outcome(s.node.putAttribute(s.configuration, "timeUntilShred", ["0"], t0Ms))).toBe("ok");
+    expect(s.node.dir.replicationConfig()).toEqual({ restoreWindowMs: 0, purgeAfterMs: 180 * 24 * 3600_000 });
+  });
+
+  it("maxTimeApart is at least 20 s: 0 would refuse every partner at once, for good", () => {
+    const s = setup();
+    for (const bad of ["0", "1", "19"]) {
+      expectRefused(s.node, s.configuration, "maxTimeApart", [bad], "syntax-violation");
+    }
+    expect(refusalMessage(s.node.putAttribute(s.configuration, "maxTimeApart", ["0"], t0Ms))).toContain(
+      "at least 20 seconds",
+    );
+    expect(outcome(s.node.putAttribute(s.configuration, "maxTimeApart", ["20"], t0Ms))).toBe("ok");
+    expect(s.node.dir.replicationConfig().purgeAfterMs).toBe(20_000);
   });
 
   it("boolean: singleValued on an object that attached attributeSchema", () => {

@@ -155,6 +155,7 @@ describe("attributes and values", () => {
     await expectRefusedWrite(() => put(alice, "displayName", ["A", "B"]), "single-valued");
     const config = await api.idAt("/Configuration");
     await expectRefusedWrite(() => put(config, "maxTimeApart", ["soon"]), "syntax-violation");
+    await expectRefusedWrite(() => put(config, "maxTimeApart", ["0"]), "syntax-violation");
     await expectRefusedWrite(() => put(alice, "description", [""]), "syntax-violation");
     await expectRefusedWrite(() => put(alice, "description", [7]), "syntax-violation");
     await expectRefusedWrite(
