@@ -406,7 +406,8 @@ export class Directory {
     const seconds = (attr: string, fallback: number): number => {
       const text = config === undefined ? null : firstValue(config, attr);
       const n = text === null ? NaN : Number(text);
-      return Number.isFinite(n) && n >= 0 ? n : fallback;
+      // Clamped: a value stored before the write-time bound must not crash GC (limits.durationMaxS).
+      return Number.isFinite(n) && n >= 0 ? Math.min(n, limits.durationMaxS) : fallback;
     };
     const purgeAfterMs = seconds("maxTimeApart", limits.purgeHorizonDefaultS) * 1000;
     const windowMs = seconds("timeUntilShred", limits.restoreWindowDefaultS) * 1000;

@@ -24,6 +24,14 @@ export const limits = {
    */
   purgeHorizonMinS: 20,
   /**
+   * The largest `timeUntilShred` or `maxTimeApart` (SPEC gives none): 100 years, "never" for
+   * any operator. A larger one was stored as a valid integer and put GC's purge horizon before
+   * the year 0: its timestamp assertion threw at every GC run, and the scheduled run at start
+   * crashed the daemon on every node the setting reached. The reader clamps stored values to it
+   * as well, for data written before the bound.
+   */
+  durationMaxS: 100 * 365 * 24 * 3600,
+  /**
    * A pull batch stops taking objects once their values come to this many bytes (estimated:
    * UTF-16 code units of values, meta and names, plus a fixed share per atom and object), as
    * well as at the destination's object count: 50 objects each holding megabytes of values would

@@ -19,6 +19,7 @@ import {
   valuesOf,
 } from "../testing/node-fixture";
 import { residueFloorKey } from "../store/record";
+import { msToTimestamp } from "../syntax";
 
 const restoreS = 60;
 const purgeS = 3600;
@@ -251,5 +252,21 @@ describe("purging deleted definitions", () => {
     unwrap(s.node.gc(at(purgeS + 20 + restoreS + 1)));
     expect(s.node.dir.get(s.badge)).toBeUndefined();
     expect(s.node.dir.schema.quarantined).toEqual([]);
+  });
+});
+
+describe("durations stored before their bounds", () => {
+  it("a maxTimeApart beyond 100 years, written before the bound, is read as 100 years: GC runs", () => {
+    const s = setup();
+    // As an older node could have stored and replicated it: the value goes in unchecked.
+    const config = s.node.dir.get(s.configuration)!;
+    const attrs = new Map(config.attrs);
+    const [key, atom] = [...attrs.get("maxTimeApart")!.entries()][0]!;
+    attrs.set("maxTimeApart", new Map([[key, { ...atom, value: "1000000000000000" }]]));
+    s.node.dir.write({ ...config, attrs });
+    const gc = unwrap(s.node.gc(at(10)));
+    expect(gc.purged).toBe(0);
+    const hundredYearsMs = 100 * 365 * 24 * 3600 * 1000;
+    expect(gc.purgeHorizon).toBe(msToTimestamp(at(10) - hundredYearsMs));
   });
 });

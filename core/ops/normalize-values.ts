@@ -68,7 +68,8 @@ function normalizeOne(
 /**
  * SPEC's durations (integers in seconds, read from /Configuration by Directory.replicationConfig).
  * A negative one has no meaning, and the reader would fall back to the default without a word,
- * so it is refused when written; so is a maxTimeApart below limits.purgeHorizonMinS.
+ * so it is refused when written; so are one above limits.durationMaxS and a maxTimeApart below
+ * limits.purgeHorizonMinS.
  */
 const durationAttributes: ReadonlySet<string> = new Set(["maxTimeApart", "timeUntilShred"]);
 
@@ -87,6 +88,12 @@ function parseTyped(
   if (!parsed.ok) return refuse("syntax-violation", `${attr.name}: ${parsed.message}`);
   if (durationAttributes.has(attr.name) && parsed.value.startsWith("-")) {
     return refuse("syntax-violation", `${attr.name} is a number of seconds, 0 or more; not ${parsed.value}`);
+  }
+  if (durationAttributes.has(attr.name) && Number(parsed.value) > limits.durationMaxS) {
+    return refuse(
+      "syntax-violation",
+      `${attr.name} is at most ${limits.durationMaxS} seconds (100 years); not ${parsed.value}`,
+    );
   }
   if (attr.name === "maxTimeApart" && Number(parsed.value) < limits.purgeHorizonMinS) {
     return refuse(

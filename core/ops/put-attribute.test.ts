@@ -127,6 +127,20 @@ describe("syntax-violation", () => {
     expect(s.node.dir.replicationConfig()).toEqual({ restoreWindowMs: 0, purgeAfterMs: 180 * 24 * 3600_000 });
   });
 
+  it("durations are at most 100 years: larger ones put GC's horizon before the year 0", () => {
+    const s = setup();
+    const hundredYears = String(100 * 365 * 24 * 3600);
+    for (const attr of ["timeUntilShred", "maxTimeApart"]) {
+      expectRefused(s.node, s.configuration, attr, ["1000000000000000"], "syntax-violation");
+      expect(refusalMessage(s.node.putAttribute(s.configuration, attr, ["9007199254740991"], t0Ms))).toContain(
+        "at most",
+      );
+      expect(outcome(s.node.putAttribute(s.configuration, attr, [hundredYears], t0Ms))).toBe("ok");
+      s.node.ready();
+    }
+    expect(outcome(s.node.gc(t0Ms))).toBe("ok");
+  });
+
   it("maxTimeApart is at least 20 s: 0 would refuse every partner at once, for good", () => {
     const s = setup();
     for (const bad of ["0", "1", "19"]) {

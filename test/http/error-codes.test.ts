@@ -156,6 +156,7 @@ describe("attributes and values", () => {
     const config = await api.idAt("/Configuration");
     await expectRefusedWrite(() => put(config, "maxTimeApart", ["soon"]), "syntax-violation");
     await expectRefusedWrite(() => put(config, "maxTimeApart", ["0"]), "syntax-violation");
+    await expectRefusedWrite(() => put(config, "timeUntilShred", ["1000000000000000"]), "syntax-violation");
     await expectRefusedWrite(() => put(alice, "description", [""]), "syntax-violation");
     await expectRefusedWrite(() => put(alice, "description", [7]), "syntax-violation");
     await expectRefusedWrite(
