@@ -135,6 +135,9 @@ describe("a peer's message at the fabric boundary", () => {
     expect(refusal(bytesOf({ ...pull, w: [inv, 3, 2, [3, "a", "b"]] }))).toBe("accepted");
     expect(refusal(bytesOf({ ...pull, w: [inv, 3, 2, [-3, "a", "b"]] }))).toMatch(/^malformed message \(w/u);
     expect(refusal(bytesOf({ ...pull, w: [inv, 3, 2, [3]] }))).toMatch(/^malformed message \(w/u);
+    // A wall time no timestamp can show (beyond the year 9999) would trip the renderer.
+    const farStamp = replaced(batch, ["d", 0, 2, 2], [1, 10 ** 16, inv, inv, 7, 7]);
+    expect(refusal(bytesOf(farStamp))).toMatch(/^malformed message \(d\.0\.2\.2\.1: expected instant within the years 0-9999/u);
     const shortStamp = replaced(batch, ["d", 0, 2, 2], [1, 2, inv, inv, 7]);
     expect(refusal(bytesOf(shortStamp))).toBe("malformed message (d.0.2.2: stamp must be an array of 6)");
     const badStage = replaced(batch, ["d", 0, 1, 0], "gone");

@@ -8,7 +8,7 @@
  * What is checked: the version; the fields of each message type, exactly (an unknown field is
  * refused, so a peer speaking another version of the form is not half understood); GUIDs in
  * their canonical lowercase form; USNs, versions, request ids and batch sizes as non-negative
- * safe integers; the tuples of existence, placement, stamps, atoms and cursors with their
+ * safe integers; stamps' wall times as instants a timestamp can show; the tuples of existence, placement, stamps, atoms and cursors with their
  * lengths; a vector holding each invocation once and its sender's own entry, with a node
  * table naming each node once that every entry points into. What is not: the meaning of
  * names, classes and values. They were validated where they were written, and replication
@@ -21,6 +21,7 @@ import type { ReplicationMessage } from "../../core/repl/messages";
 import { fromWire, wireVersion } from "../../core/repl/wire";
 import type { WireCursor, WireDelta, WireMessage, WireVectorEntry } from "../../core/repl/wire";
 import type { AtomTuple, ExistenceTuple, PlacementTuple, StampTuple } from "../../core/store/record-codec";
+import { timestampMsMax, timestampMsMin } from "../../core/syntax/timestamp-syntax";
 
 /** The largest message accepted, in bytes (a batch of 100 objects with large values fits). */
 export const maxPeerMessageBytes = 64 * 1024 * 1024;
@@ -43,10 +44,18 @@ const Count = new t.Type<number, number, unknown>(
   t.identity,
 );
 
+/**
+ * A stamp's wall time: an instant a timestamp can show (years 0-9999). Any other safe integer
+ * would be stored, and trip the timestamp assertion wherever the record is rendered (GET,
+ * the morgue) on every node it reached.
+ */
+const isInstant = (u: unknown): u is number =>
+  Number.isSafeInteger(u) && (u as number) >= timestampMsMin && (u as number) <= timestampMsMax;
+
 const Instant = new t.Type<number, number, unknown>(
-  "safe integer",
-  (u): u is number => Number.isSafeInteger(u),
-  (u, c) => (Number.isSafeInteger(u) ? t.success(u as number) : t.failure(u, c)),
+  "instant within the years 0-9999 (ms)",
+  isInstant,
+  (u, c) => (isInstant(u) ? t.success(u) : t.failure(u, c)),
   t.identity,
 );
 
