@@ -14,6 +14,13 @@ export interface GcSchedule {
   stop(): void;
 }
 
+/**
+ * The longest delay a Node timer holds: a longer one fires after 1 ms (with a warning), so a
+ * GC period of a month (`--gc-every 2592000`) ran GC every millisecond. Longer periods are
+ * waited for in steps of at most this.
+ */
+const maxTimerDelayMs = 2 ** 31 - 1;
+
 export function scheduleGc(everyMs: number, run: () => Promise<void>): GcSchedule {
   if (!Number.isSafeInteger(everyMs) || everyMs <= 0) {
     throw new RangeError(`a GC period is a positive number of ms, not ${everyMs}`);
@@ -27,15 +34,29 @@ export function scheduleGc(everyMs: number, run: () => Promise<void>): GcSchedul
       running = false;
     });
   };
-  // Neither timer keeps the process alive: the HTTP server (or the caller) does.
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  // Waits `remainingMs` in steps a timer can hold, then runs and waits a whole period again.
+  const wait = (remainingMs: number): void => {
+    const step = Math.min(remainingMs, maxTimerDelayMs);
+    timer = setTimeout(() => {
+      if (stopped) return;
+      if (remainingMs > step) {
+        wait(remainingMs - step);
+        return;
+      }
+      tick();
+      wait(everyMs);
+    }, step);
+    // No timer keeps the process alive: the HTTP server (or the caller) does.
+    timer.unref();
+  };
   const first = setImmediate(tick);
-  const every = setInterval(tick, everyMs);
-  every.unref();
+  wait(everyMs);
   return {
     stop(): void {
       stopped = true;
       clearImmediate(first);
-      clearInterval(every);
+      if (timer !== null) clearTimeout(timer);
     },
   };
 }
