@@ -20,8 +20,8 @@ export const defaultMix: OpMix = {
 
 /**
  * Schema life: the op kinds that define facets, classes and extensions, instantiate namespaced
- * classes, attach namespaced facets, write namespaced attributes and delete namespaced
- * definitions. Not in `defaultMix` (a scenario names them in its `mix`; swarm seeds draw them
+ * classes, attach namespaced facets, write namespaced attributes, delete (or shred) namespaced
+ * definitions and restore deleted ones (sim/directory/run-schema-op.ts). Not in `defaultMix` (a scenario names them in its `mix`; swarm seeds draw them
  * from their own stream), so that a run without them is what it was.
  */
 export const schemaLifeKinds = [
