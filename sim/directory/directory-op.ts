@@ -1,3 +1,4 @@
+import type { Matching, Syntax } from "../../core/syntax";
 import type { ScriptOp } from "./script-op";
 
 /**
@@ -62,6 +63,27 @@ export type DirectoryOp =
   | { readonly kind: "custom"; readonly pick: number; readonly attributePick: number; readonly value: string }
   | { readonly kind: "undefine"; readonly pick: number; readonly shred: boolean }
   | { readonly kind: "redefine"; readonly pick: number }
+  // Typed values (workload.ts `typedValueKinds`): namespaced attributes of every syntax,
+  // single- or multi-valued, with legalMeta picked among the node's compiled attributes; and
+  // writes of their values (added to or taken from a multi-valued set) with meta.
+  | {
+      readonly kind: "typedAttribute";
+      readonly namespace: string;
+      readonly name: string;
+      readonly syntax: Syntax;
+      readonly singleValued: boolean;
+      readonly matching: Matching;
+      readonly metaPicks: readonly number[];
+    }
+  | {
+      readonly kind: "typedWrite";
+      readonly pick: number;
+      readonly attributePick: number;
+      readonly valuePick: number;
+      readonly metaPick: number | null;
+      readonly metaValuePick: number;
+      readonly remove: boolean;
+    }
   | { readonly kind: "script"; readonly op: ScriptOp; readonly index: number };
 
 export type DirectoryOpKind = Exclude<DirectoryOp["kind"], "script">;

@@ -6,6 +6,7 @@ import { msToTimestamp } from "../../core/syntax";
 import type { DirectoryOp } from "./directory-op";
 import type { PickClass, PickIndex } from "./pick-index";
 import { runSchema, runSchemaLife } from "./run-schema-op";
+import { runTyped } from "./run-typed-op";
 
 export type WorkloadOp = Exclude<DirectoryOp, { kind: "script" }>;
 
@@ -107,6 +108,9 @@ export function runOp(
     case "undefine":
     case "redefine":
       return runSchemaLife(p, op, nowMs);
+    case "typedAttribute":
+    case "typedWrite":
+      return runTyped(p, op, nowMs);
   }
 }
 

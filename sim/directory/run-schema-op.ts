@@ -28,16 +28,16 @@ type SchemaLifeOp = Extract<
 /** Base classes an extension may target besides namespaced ones (the workload's own). */
 const extensibleBaseClasses = ["organizationalUnit", "user", "group"];
 
-function byId<T extends { readonly id: Guid }>(list: readonly T[]): T[] {
+export function byId<T extends { readonly id: Guid }>(list: readonly T[]): T[] {
   return [...list].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Namespaced definitions (wire names `<Namespace>-<name>`; base names have no hyphen). */
-function namespaced<T extends { readonly id: Guid; readonly name: string }>(list: readonly T[]): T[] {
+export function namespaced<T extends { readonly id: Guid; readonly name: string }>(list: readonly T[]): T[] {
   return byId(list.filter((d) => d.name.includes("-")));
 }
 
-function at<T>(list: readonly T[], pick: number): T | undefined {
+export function at<T>(list: readonly T[], pick: number): T | undefined {
   return list.length === 0 ? undefined : list[pick % list.length];
 }
 
@@ -60,7 +60,7 @@ function namespaceFor(node: DirectoryNode, name: string, nowMs: number): Result<
 }
 
 /** A definition named `op.name` in `op.namespace` of `className`, with `attributes`. */
-function define(
+export function define(
   node: DirectoryNode,
   op: { readonly namespace: string; readonly name: string },
   className: string,
@@ -165,6 +165,6 @@ export function runSchemaLife(p: Picker, op: SchemaLifeOp, nowMs: number): Resul
   }
 }
 
-function attached(record: ObjectRecord): string[] {
+export function attached(record: ObjectRecord): string[] {
   return presentValues(record, attachedFacetsAttribute).flatMap((a) => (a.value === null ? [] : [a.value]));
 }

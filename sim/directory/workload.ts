@@ -1,3 +1,4 @@
+import { matchings, syntaxes } from "../../core/syntax";
 import type { Prng } from "../prng";
 import type { Workload } from "../world";
 import type { DirectoryOp, DirectoryOpKind } from "./directory-op";
@@ -50,6 +51,15 @@ export const memberMetaKinds = ["expiry"] as const;
 export const windowKinds = ["window"] as const;
 
 const windowSeconds = [5, 15, 30, 86_400];
+
+/**
+ * Typed values: `typedAttribute` defines namespaced attributes of every syntax, single- or
+ * multi-valued, caseless or exact, some with legalMeta; `typedWrite` writes their values with
+ * meta (sim/directory/run-typed-op.ts). Names are shared with each other and with the `schema`
+ * kind's string attributes, so nodes define one name with different bodies concurrently. Not
+ * in `defaultMix`.
+ */
+export const typedValueKinds = ["typedAttribute", "typedWrite"] as const;
 
 /** Namespaces and definition names drawn from small sets, so that nodes define the same ones. */
 const namespaces = ["com.example", "org.acme"];
@@ -230,6 +240,26 @@ export function makeOp(prng: Prng, kind: DirectoryOpKind): DirectoryOp {
       return { kind, pick, attributePick: prng.uint32(), value: `v${prng.int(0, 9)}` };
     case "undefine":
       return { kind, pick, shred: prng.chance(0.3) };
+    case "typedAttribute":
+      return {
+        kind,
+        namespace: prng.pick(namespaces),
+        name: prng.chance(0.3) ? `attr${prng.int(0, 3)}` : `typed${prng.int(0, 2)}`,
+        syntax: prng.pick(syntaxes),
+        singleValued: prng.chance(0.4),
+        matching: prng.pick(matchings),
+        metaPicks: Array.from({ length: prng.int(0, 2) }, () => prng.uint32()),
+      };
+    case "typedWrite":
+      return {
+        kind,
+        pick,
+        attributePick: prng.uint32(),
+        valuePick: prng.uint32(),
+        metaPick: prng.chance(0.4) ? prng.uint32() : null,
+        metaValuePick: prng.uint32(),
+        remove: prng.chance(0.3),
+      };
     case "redefine":
       return { kind, pick };
   }

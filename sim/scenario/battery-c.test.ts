@@ -7,7 +7,8 @@
  * of five nodes a rollback is detected through neighbours and convergence comes within
  * 2 x diameter + 1 rounds; and under chaos, namespaced facets, classes and extensions are
  * defined, instantiated, attached, written and deleted concurrently (schema life) with every
- * node compiling the same schema.
+ * node compiling the same schema; and namespaced attributes of every syntax are defined (one
+ * name with different bodies on different nodes) and their values written with meta.
  * Method: each scenario file runs on seeds 1..200 (SIM_SEEDS overrides), every seed twice to
  * prove bit-for-bit replay (trace hashes equal; the first divergent event is named if not).
  */
@@ -20,6 +21,7 @@ const files = [
   "scenarios/gc-under-chaos.scn",
   "scenarios/line-five-rollback.scn",
   "scenarios/schema-life-under-chaos.scn",
+  "scenarios/typed-values-under-chaos.scn",
 ];
 
 describe("scenario battery C: schema order, split brain, topology", () => {

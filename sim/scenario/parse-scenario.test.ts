@@ -16,7 +16,6 @@ import { swarmScenario } from "./swarm";
 import { tokenizeLine } from "./tokenize";
 import { diameterAmong } from "./topology";
 import { defaultTiming } from "../directory/directory-host";
-import { schemaLifeKinds } from "../directory/workload";
 
 /** A scenario without source line numbers, for comparing a file with its printed form. */
 function shape(s: Scenario): unknown {
@@ -120,11 +119,22 @@ describe("scenario files", () => {
     // About a third of the seeds live the schema: schema-life kinds in their mix, read back.
     const living = [...Array(60).keys()]
       .map((i) => swarmScenario(i + 1))
-      .filter((x) => schemaLifeKinds.some((k) => (x.mix?.[k] ?? 0) > 0));
+      // The fork sets every schema-life kind (0 included); typed values set only facet and attach.
+      .filter((x) => x.mix?.instance !== undefined);
     expect(living.length).toBeGreaterThanOrEqual(10);
     expect(living.length).toBeLessThanOrEqual(30);
     for (const x of living) {
       expect(printScenario(x)).toMatch(/^mix .*\binstance=\d+\b/mu);
+      expect(parseScenario(printScenario(x)).mix).toEqual(x.mix);
+    }
+    // About a quarter of the seeds write typed values, with facets and attaches to reach surfaces.
+    const typed = [...Array(80).keys()].map((i) => swarmScenario(i + 1)).filter((x) => (x.mix?.typedWrite ?? 0) > 0);
+    expect(typed.length).toBeGreaterThanOrEqual(8);
+    expect(typed.length).toBeLessThanOrEqual(35);
+    for (const x of typed) {
+      expect(x.mix?.typedAttribute ?? 0).toBeGreaterThan(0);
+      expect(x.mix?.facet ?? 0).toBeGreaterThanOrEqual(2);
+      expect(x.mix?.attach ?? 0).toBeGreaterThanOrEqual(3);
       expect(parseScenario(printScenario(x)).mix).toEqual(x.mix);
     }
     // One seed in eight writes some large values, printed as `large-values ...`.

@@ -1,7 +1,7 @@
 import { limits } from "../../core/limits";
 import type { ReplicationTiming } from "../directory/directory-host";
 import type { DirectoryOpKind } from "../directory/directory-op";
-import { memberMetaKinds, schemaLifeKinds, windowKinds, type Contention, type LargeValues, type OpMix } from "../directory/workload";
+import { memberMetaKinds, schemaLifeKinds, typedValueKinds, windowKinds, type Contention, type LargeValues, type OpMix } from "../directory/workload";
 import type { FaultConfig, PresetName } from "../faults";
 import { isPresetName, presetFaults } from "../faults";
 import { applyFaultLine, isFaultClass, type FaultClass } from "./fault-lines";
@@ -27,6 +27,7 @@ const opKinds: readonly DirectoryOpKind[] = [
   ...schemaLifeKinds,
   ...memberMetaKinds,
   ...windowKinds,
+  ...typedValueKinds,
 ];
 const timingKeys: Readonly<Record<string, keyof ReplicationTiming>> = {
   pullEvery: "pullEveryMs",

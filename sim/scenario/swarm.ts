@@ -91,6 +91,7 @@ export function swarmScenario(seed: number, base: PresetName | null = null): Sce
   mix.create = Math.max(mix.create ?? 0, 5);
   Object.assign(mix, swarmSchemaLife(prng.fork("schema-life")));
   Object.assign(mix, swarmMemberMeta(prng.fork("member-meta"), mix.member ?? 0));
+  Object.assign(mix, swarmTypedValues(prng.fork("typed-values"), mix));
   const safetyMs = prng.int(3, 12) * 10_000;
   const timing = { ...swarmTiming(prng.fork("timing")), ...swarmPace(prng.fork("pace")) };
   const ageing = swarmAgeing(prng.fork("gc"), faults.clocks === null || isMild(faults.clocks));
@@ -250,6 +251,25 @@ function swarmSchemaLife(prng: Prng): Partial<Record<DirectoryOpKind, number>> {
 function swarmMemberMeta(prng: Prng, member: number): Partial<Record<DirectoryOpKind, number>> {
   if (!prng.chance(1 / 4)) return {};
   return { expiry: prng.int(2, 12), member: Math.max(member, 5) };
+}
+
+/**
+ * On a quarter of the seeds: typed values (workload.ts `typedValueKinds`), namespaced
+ * attributes of every syntax defined (weight 1-6) and their values written with meta (weight
+ * 2-16), with facets and attaches (weight at least 2 and 3) to put them on objects' surfaces.
+ * Drawn from its own stream, so a seed without it is what it was.
+ */
+function swarmTypedValues(
+  prng: Prng,
+  mix: Partial<Record<DirectoryOpKind, number>>,
+): Partial<Record<DirectoryOpKind, number>> {
+  if (!prng.chance(1 / 4)) return {};
+  return {
+    typedAttribute: prng.int(1, 6),
+    typedWrite: prng.int(2, 16),
+    facet: Math.max(mix.facet ?? 0, 2),
+    attach: Math.max(mix.attach ?? 0, 3),
+  };
 }
 
 /**
