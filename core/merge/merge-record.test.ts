@@ -34,7 +34,8 @@ const atomArb: fc.Arbitrary<ValueAtom> = fc
     key,
     present,
     value: present ? `${key}@${stamp.version}.${stamp.atMs}.${stamp.origin.slice(-2)}` : null,
-    meta: null,
+    // Meta travels in its value's atom (derived from the stamp, as the value is).
+    meta: present && stamp.atMs % 2 === 0 ? { expiry: [`m${stamp.version}.${stamp.origin.slice(-2)}`] } : null,
     stamp,
     // Some atoms belong to a later life of the object (written after a restore).
     ...(lifeOfVersion(stamp.version) > 1 && stamp.atMs % 2 === 1 ? { life: lifeOfVersion(stamp.version) } : {}),
@@ -73,7 +74,7 @@ function digest(r: ObjectRecord | undefined): string {
   if (r === undefined) return "none";
   const s = (x: Stamp) => `${x.version}/${x.atMs}/${x.origin}`;
   const attrs = [...r.attrs.entries()]
-    .map(([n, m]) => `${n}:${[...m.values()].map((a) => `${a.key}=${a.present}:${a.value}:${s(a.stamp)}:${a.life ?? 1}`).sort().join(",")}`)
+    .map(([n, m]) => `${n}:${[...m.values()].map((a) => `${a.key}=${a.present}:${a.value}:${JSON.stringify(a.meta)}:${s(a.stamp)}:${a.life ?? 1}`).sort().join(",")}`)
     .sort();
   return JSON.stringify([r.existence.stage, s(r.existence.stamp), r.placement.parent, r.placement.name, s(r.placement.stamp), attrs]);
 }
