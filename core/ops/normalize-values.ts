@@ -9,6 +9,17 @@ import { matchKey, parseValue } from "../syntax";
 /** One value as a request carries it: a bare string or `{value, meta}`. */
 export type ValueInput = unknown;
 
+/**
+ * What the attribute holds before a write: its present values, and each value's meta by the
+ * value's set-key. References among them pass as held even when their target died since.
+ */
+export interface HeldValues {
+  readonly values: ReadonlySet<string>;
+  readonly metaByKey: ReadonlyMap<string, Meta>;
+}
+
+export const nothingHeld: HeldValues = { values: new Set(), metaByKey: new Map() };
+
 export interface NormalizedValue {
   readonly key: string | null;
   readonly value: string;
@@ -25,7 +36,7 @@ export function normalizeValues(
   dir: Directory,
   attr: AttributeDef,
   inputs: readonly ValueInput[],
-  held: ReadonlySet<string> = new Set(),
+  held: HeldValues = nothingHeld,
 ): Result<NormalizedValue[]> {
   if (attr.singleValued && inputs.length > 1) {
     return refuse("single-valued", `${attr.name} is single-valued; ${inputs.length} values given`);
@@ -50,7 +61,7 @@ function normalizeOne(
   dir: Directory,
   attr: AttributeDef,
   input: ValueInput,
-  held: ReadonlySet<string>,
+  held: HeldValues,
 ): Result<{ value: string; meta: Meta | null }> {
   let raw: unknown = input;
   let rawMeta: unknown = undefined;
@@ -58,9 +69,10 @@ function normalizeOne(
     raw = (input as { value?: unknown }).value;
     rawMeta = (input as { meta?: unknown }).meta;
   }
-  const parsed = parseTyped(dir, attr, raw, held);
+  const parsed = parseTyped(dir, attr, raw, held.values);
   if (!parsed.ok) return parsed;
-  const meta = normalizeMeta(dir, attr, rawMeta);
+  const heldMeta = held.metaByKey.get(matchKey(attr.matching, parsed.value)) ?? null;
+  const meta = normalizeMeta(dir, attr, rawMeta, heldMeta);
   if (!meta.ok) return meta;
   return ok({ value: parsed.value, meta: meta.value });
 }
@@ -76,7 +88,8 @@ const durationAttributes: ReadonlySet<string> = new Set(["maxTimeApart", "timeUn
 /**
  * A reference must name an alive object when it is written. A reference the object already
  * holds is kept as it is even if its target died since (refState shows it), so a wholesale
- * rewrite of a member list never fails on members that were deleted meanwhile.
+ * rewrite of a member list never fails on members that were deleted meanwhile. The same holds
+ * for a reference in meta that the same value already holds under the same key.
  */
 function parseTyped(
   dir: Directory,
@@ -110,7 +123,12 @@ function parseTyped(
   return parsed;
 }
 
-function normalizeMeta(dir: Directory, attr: AttributeDef, rawMeta: unknown): Result<Meta | null> {
+function normalizeMeta(
+  dir: Directory,
+  attr: AttributeDef,
+  rawMeta: unknown,
+  heldMeta: Meta | null,
+): Result<Meta | null> {
   if (rawMeta === undefined || rawMeta === null) return ok(null);
   if (typeof rawMeta !== "object" || Array.isArray(rawMeta)) {
     return refuse("illegal-meta-key", `${attr.name}: meta must map meta keys to value lists`);
@@ -134,7 +152,7 @@ function normalizeMeta(dir: Directory, attr: AttributeDef, rawMeta: unknown): Re
     const values: string[] = [];
     const keys = new Set<string>();
     for (const raw of list) {
-      const parsed = parseTyped(dir, metaAttr, raw);
+      const parsed = parseTyped(dir, metaAttr, raw, new Set(heldMeta?.[metaAttr.name] ?? []));
       if (!parsed.ok) return parsed;
       const key = matchKey(metaAttr.matching, parsed.value);
       if (keys.has(key)) {

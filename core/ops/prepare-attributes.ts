@@ -5,8 +5,9 @@ import { fold } from "../naming";
 import type { AttributeDef } from "../schema";
 import { attachedFacetsAttribute, attributeProviders, surfaceOf } from "../schema";
 import type { ObjectRecord } from "../store/record";
+import { matchKey } from "../syntax";
 import { presentValues } from "../store/record";
-import type { NormalizedValue, ValueInput } from "./normalize-values";
+import type { HeldValues, NormalizedValue, ValueInput } from "./normalize-values";
 import { normalizeValues } from "./normalize-values";
 
 export interface PreparedAttribute {
@@ -43,9 +44,13 @@ export function prepareAttributes(
       return refuse("duplicate-value", `attribute ${attr.value.name} is given twice`);
     }
     seen.add(fold(attr.value.name));
-    const held = new Set(
-      current === null ? [] : presentValues(current, attr.value.name).map((a) => a.value ?? ""),
-    );
+    const present = current === null ? [] : presentValues(current, attr.value.name);
+    const held: HeldValues = {
+      values: new Set(present.map((a) => a.value ?? "")),
+      metaByKey: new Map(
+        present.flatMap((a) => (a.value === null || a.meta === null ? [] : [[matchKey(attr.value.matching, a.value), a.meta]])),
+      ),
+    };
     const values = normalizeValues(dir, attr.value, inputs, held);
     if (!values.ok) return values;
     prepared.push({ attr: attr.value, values: values.value });

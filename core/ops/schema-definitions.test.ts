@@ -736,3 +736,32 @@ describe("restore is an originating schema write too", () => {
     ).toBe("ok");
   });
 });
+
+describe("meta references held before their target died", () => {
+  it("a wholesale rewrite keeps a value whose reference meta names a deleted object, but cannot add one", () => {
+    const d = freshDomain();
+    const n = d.node;
+    const ns = make(n, d.schema, "com.example", "schemaNamespace");
+    const owner = unwrap(attributeDef(n, ns, "owner", { syntax: "reference" })).id;
+    const badge = unwrap(attributeDef(n, ns, "badge", { single: false, legalMeta: [owner] })).id;
+    const badged = make(n, ns, "badged", "facetDefinition", t0Ms, { ...born, attributes: [badge] });
+    const people = make(n, d.root, "People");
+    const bob = make(n, people, "bob", "user");
+    const carol = make(n, people, "carol", "user");
+    unwrap(n.putAttribute(people, "attachedFacets", [badged], t0Ms));
+    const at = t0Ms + 10_000;
+    unwrap(n.putAttribute(people, "com.example-badge", [{ value: "red", meta: { "com.example-owner": [bob] } }], at));
+    unwrap(n.delete(bob, at + 1000));
+    // Adding a value while keeping the held one with its meta: allowed (as held references are).
+    const kept = [{ value: "red", meta: { "com.example-owner": [bob] } }];
+    const written = n.putAttribute(people, "com.example-badge", [...kept, { value: "blue" }], at + 2000);
+    expect(outcome(written)).toBe("ok");
+    expect(valuesOf(unwrap(written), "com.example-badge")).toEqual(["blue", "red"]);
+    // A dead reference the value did not hold as meta is still refused.
+    unwrap(n.delete(carol, at + 3000));
+    const moved = [{ value: "blue", meta: { "com.example-owner": [bob] } }, { value: "red" }];
+    expect(outcome(n.putAttribute(people, "com.example-badge", moved, at + 4000))).toBe("syntax-violation");
+    const dead = [...kept, { value: "blue", meta: { "com.example-owner": [carol] } }];
+    expect(outcome(n.putAttribute(people, "com.example-badge", dead, at + 5000))).toBe("syntax-violation");
+  });
+});
