@@ -127,10 +127,17 @@ function runMember(
   const group = p.pick("group", op.pick);
   const member = p.aliveWork(op.memberPick);
   if (group === undefined || member === undefined) return ok(null);
-  const current = memberAtoms(group).map((a) => a.value as string);
+  // Other members keep their meta (a client's read-modify-write); without meta a value is
+  // written bare, so runs without the expiry kind write what they always wrote.
+  const current = memberAtoms(group).map((a) =>
+    a.meta === null ? (a.value as string) : { value: a.value as string, meta: a.meta },
+  );
+  const held = current.some((v) => (typeof v === "string" ? v : v.value) === member.id);
   const next = op.add
-    ? [...new Set([...current, member.id])]
-    : current.filter((v) => v !== member.id);
+    ? held
+      ? current
+      : [...current, member.id]
+    : current.filter((v) => (typeof v === "string" ? v : v.value) !== member.id);
   return p.node.putAttributeQuiet(group.id, "member", next, nowMs);
 }
 
