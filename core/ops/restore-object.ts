@@ -3,7 +3,11 @@ import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { fold } from "../naming";
+import type { AttributeDef } from "../schema";
 import { attachedFacetsAttribute, surfaceOf } from "../schema";
+import { matchKey } from "../syntax";
+import type { HeldValues } from "./normalize-values";
+import { normalizeValues } from "./normalize-values";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import { atomLife, lifeOf, lifeOfVersion, presentValues } from "../store/record";
 import { effectiveStage } from "../view/aging";
@@ -119,13 +123,42 @@ function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result
     const surface = surfaceOf(dir.schema, cls.name, attached).attributes;
     for (const [attr, atoms] of r.attrs) {
       const held = [...atoms.values()].some((a) => a.present);
-      const name = dir.schema.attribute(attr)?.name;
-      if (held && (name === undefined || !surface.has(name))) {
+      const def = dir.schema.attribute(attr);
+      if (held && (def === undefined || !surface.has(def.name))) {
         return refuse("not-restorable", `${who} holds ${attr} values outside its surface now`);
+      }
+      const problem = def === undefined || !held ? null : valuesProblem(dir, def, [...atoms.values()]);
+      if (problem !== null) {
+        return refuse("not-restorable", `${who} holds ${def!.name} values its definition refuses now: ${problem}`);
       }
     }
   }
   return ok(null);
+}
+
+/**
+ * Whether the held values of one attribute are what a write of them would store under the
+ * attribute's definition now, or why not. Attributes are known by wire name, and a wire name
+ * can be defined anew (namespace or definition deleted, then created again) with another
+ * syntax, valuedness or matching while a record that holds values of the old one lies in the
+ * morgue; restored, they would be alive values the schema refuses (a second value of a
+ * single-valued attribute, a non-GUID reference). References whose targets died since are
+ * held, so they pass, as in a rewrite.
+ */
+function valuesProblem(dir: Directory, def: AttributeDef, atoms: readonly ValueAtom[]): string | null {
+  const present = atoms.filter((a) => a.present && a.value !== null);
+  const inputs = present.map((a) => (a.meta === null ? { value: a.value } : { value: a.value, meta: a.meta }));
+  const held: HeldValues = {
+    values: new Set(present.map((a) => a.value!)),
+    metaByKey: new Map(present.flatMap((a) => (a.meta === null ? [] : [[matchKey(def.matching, a.value!), a.meta]]))),
+  };
+  const written = normalizeValues(dir, def, inputs, held);
+  if (!written.ok) return `${written.code}: ${written.message}`;
+  const stored = new Set(present.map((a) => `${a.key}\u0000${a.value}`));
+  for (const v of written.value) {
+    if (!stored.has(`${v.key}\u0000${v.value}`)) return `${JSON.stringify(v.value)} was stored under another syntax or matching`;
+  }
+  return null;
 }
 
 /**

@@ -765,3 +765,46 @@ describe("meta references held before their target died", () => {
     expect(outcome(n.putAttribute(people, "com.example-badge", dead, at + 5000))).toBe("syntax-violation");
   });
 });
+
+describe("restoring values of a wire name defined anew", () => {
+  /** org.demo-level held by an OU, then the namespace deleted and defined again as `body`. */
+  function redefined(body: { syntax: string; single: boolean; matching: string }, values: string[]) {
+    const d = freshDomain();
+    const n = d.node;
+    const ns = make(n, d.schema, "org.demo", "schemaNamespace");
+    const level = unwrap(attributeDef(n, ns, "level", { single: false })).id;
+    const lf = make(n, ns, "lf", "facetDefinition", t0Ms, { ...born, attributes: [level] });
+    const o = make(n, d.root, "o", "organizationalUnit", t0Ms, { attachedFacets: [lf], "org.demo-level": values });
+    unwrap(n.delete(o, t0Ms + 1000));
+    unwrap(n.delete(ns, t0Ms + 2000));
+    const ns2 = make(n, d.schema, "org.demo", "schemaNamespace", t0Ms + 3000);
+    const level2 = unwrap(attributeDef(n, ns2, "level", body)).id;
+    const lf2 = make(n, ns2, "lf2", "facetDefinition", t0Ms + 3000, { ...born, attributes: [level2] });
+    make(n, ns2, "ouext", "classExtension", t0Ms + 3000, {
+      ...born,
+      targetClass: [baseDef(n, "organizationalUnit")],
+      facets: [lf2],
+    });
+    return { n, o };
+  }
+
+  it("refuses values the new definition would refuse (not-restorable), naming them", () => {
+    const single = redefined({ syntax: "string", single: true, matching: "caseless" }, ["high", "low"]);
+    const twoValues = single.n.restore(single.o, t0Ms + 4000);
+    expect(outcome(twoValues)).toBe("not-restorable");
+    expect(refusalMessage(twoValues)).toMatch(/org\.demo-level values its definition refuses now: single-valued/u);
+    const integer = redefined({ syntax: "integer", single: false, matching: "exact" }, ["high"]);
+    expect(outcome(integer.n.restore(integer.o, t0Ms + 4000))).toBe("not-restorable");
+    const reference = redefined({ syntax: "reference", single: false, matching: "exact" }, ["not-a-guid"]);
+    expect(outcome(reference.n.restore(reference.o, t0Ms + 4000))).toBe("not-restorable");
+    // Same values under another matching: stored set-keys differ from what a write would store.
+    const exact = redefined({ syntax: "string", single: false, matching: "exact" }, ["High"]);
+    expect(outcome(exact.n.restore(exact.o, t0Ms + 4000))).toBe("not-restorable");
+  });
+
+  it("restores values the new definition takes as they are", () => {
+    const same = redefined({ syntax: "string", single: false, matching: "caseless" }, ["high", "low"]);
+    expect(outcome(same.n.restore(same.o, t0Ms + 4000))).toBe("ok");
+    expect(valuesOf(unwrap(same.n.object(same.o, t0Ms + 4000)), "org.demo-level")).toEqual(["high", "low"]);
+  });
+});
