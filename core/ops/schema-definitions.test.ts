@@ -808,3 +808,14 @@ describe("restoring values of a wire name defined anew", () => {
     expect(valuesOf(unwrap(same.n.object(same.o, t0Ms + 4000)), "org.demo-level")).toEqual(["high", "low"]);
   });
 });
+
+describe("endpoint attributes", () => {
+  it("refuses an exact endpoint attribute (schema-violation): SPEC's endpoints compare caselessly", () => {
+    const d = freshDomain();
+    const ns = make(d.node, d.schema, "org.test", "schemaNamespace");
+    const exact = attributeDef(d.node, ns, "epx", { syntax: "endpoint", single: false, matching: "exact" });
+    expect(outcome(exact)).toBe("schema-violation");
+    expect(refusalMessage(exact)).toMatch(/endpoint values compare caselessly/u);
+    expect(outcome(attributeDef(d.node, ns, "ep", { syntax: "endpoint", single: false }))).toBe("ok");
+  });
+});

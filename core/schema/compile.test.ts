@@ -291,6 +291,14 @@ describe("incomplete and bad definitions", () => {
     );
   });
 
+  test("an endpoint attribute must match caselessly (SPEC: endpoints compare caselessly)", () => {
+    let d = withValues(attributeDef(gid(10), ns, "a"), "syntax", ["endpoint"]);
+    d = withValues(d, "matching", ["exact"]);
+    expect(reasonOf(compile(d), gid(10))).toBe("endpoint values compare caselessly: matching must be caseless");
+    d = withValues(d, "matching", ["caseless"]);
+    expect(compile(d).attribute("com.example-a")).toMatchObject({ syntax: "endpoint", matching: "caseless" });
+  });
+
   test("syntax and matching are caseless values and compile to SPEC spelling", () => {
     let d = withValues(attributeDef(gid(10), ns, "a"), "syntax", ["PublicKey"]);
     d = withValues(d, "matching", ["EXACT"]);

@@ -119,6 +119,11 @@ function parseBody(kind: DefinitionKind, r: FieldReader): DefinitionBody | undef
       if (matchingText !== undefined && matching === undefined) {
         r.problem(`unknown matching "${matchingText}"`);
       }
+      // SPEC's endpoint syntax fixes its comparison ("values differing only in case are the
+      // same set member"); an exact endpoint attribute kept Host.Example and host.example apart.
+      if (syntax === "endpoint" && matching === "exact") {
+        r.problem("endpoint values compare caselessly: matching must be caseless");
+      }
       const aliases = r.strings("aliases");
       const legalMeta = r.refs("legalMeta");
       if (syntax === undefined || singleValued === undefined || matching === undefined) {
