@@ -77,8 +77,9 @@ function checkExtensionValues(dir: Directory, defs: readonly ObjectRecord[]): Re
     dir.definitionInputs().map((i) => (dead.has(i.id) ? { ...i, alive: false } : i)),
   );
   for (const ext of extensions) {
-    const target = dir.schema.extensionById(ext.id)?.targetClass;
-    if (target === undefined) continue;
+    const compiled = dir.schema.extensionById(ext.id);
+    if (compiled === undefined) continue;
+    const target = compiled.targetClass;
     for (const record of dir.store.all()) {
       if (record.existence.stage !== "alive") continue;
       if (record.existence.className.toLowerCase() !== target.toLowerCase()) continue;
@@ -89,7 +90,7 @@ function checkExtensionValues(dir: Directory, defs: readonly ObjectRecord[]): Re
         if (!after.has(attr) && presentValues(record, attr).length > 0) {
           return refuse(
             "facet-has-values",
-            `deleting ${ext.placement.name} strands ${attr} values on ${record.id}`,
+            `deleting ${compiled.name} strands ${attr} values on ${record.id}`,
           );
         }
       }

@@ -340,6 +340,9 @@ describe("invalid-schema-placement", () => {
   it("only namespaces directly under /Configuration/Schema (unprefixed space reserved)", () => {
     const s = setup();
     expect(outcome(attributeDef(s.node, s.schema, "loose"))).toBe("invalid-schema-placement");
+    const outside = s.node.create({ parent: s.root, name: "org.elsewhere", className: "schemaNamespace" }, t0Ms);
+    expect(outcome(outside)).toBe("invalid-schema-placement");
+    expect(refusalMessage(outside)).toBe("schemaNamespace objects live directly under /Configuration/Schema");
     expect(
       outcome(
         s.node.create({ parent: s.schema, name: "ou", className: "organizationalUnit" }, t0Ms),
@@ -627,6 +630,7 @@ describe("facet-has-values on extension delete", () => {
     const alice = make(s.node, s.root, "alice", "user", t0Ms, { "com.example-badge": ["A-1"] });
     const r = s.node.delete(ext, t0Ms);
     expect(outcome(r)).toBe("facet-has-values");
+    expect(refusalMessage(r)).toMatch(/^deleting com\.example-userBadge strands com\.example-badge values/u);
     expect(unwrap(s.node.object(alice, t0Ms)).facets).toContain("com.example-badged");
     unwrap(s.node.putAttribute(alice, "com.example-badge", [], t0Ms));
     expect(outcome(s.node.delete(ext, t0Ms))).toBe("ok");

@@ -48,7 +48,9 @@ export function checkSchemaPlacement(
   if (isDefinition) {
     return refuse(
       "invalid-schema-placement",
-      `${className} objects live under a schemaNamespace in /Configuration/Schema`,
+      className === "schemaNamespace"
+        ? "schemaNamespace objects live directly under /Configuration/Schema"
+        : `${className} objects live under a schemaNamespace in /Configuration/Schema`,
     );
   }
   return ok(null);
