@@ -823,3 +823,16 @@ describe("endpoint attributes", () => {
     expect(outcome(attributeDef(d.node, ns, "ep", { syntax: "endpoint", single: false }))).toBe("ok");
   });
 });
+
+describe("system on namespaced definitions", () => {
+  it("refuses a namespaced definition claiming system true (schema-violation); base ones stay system", () => {
+    const d = freshDomain();
+    const ns = make(d.node, d.schema, "org.test", "schemaNamespace");
+    const attributes = { lifecycle: ["active"], system: ["true"], syntax: ["string"], singleValued: ["true"], matching: ["exact"] };
+    const claimed = d.node.create({ parent: ns, name: "sys1", className: "attributeDefinition", attributes }, t0Ms);
+    expect(outcome(claimed)).toBe("schema-violation");
+    expect(refusalMessage(claimed)).toMatch(/system is true only on base definitions/u);
+    expect(unwrap(d.node.schema()).quarantined).toEqual([]);
+    expect(unwrap(d.node.object(baseDef(d.node, "description"), t0Ms)).system).toBe(true);
+  });
+});

@@ -81,7 +81,13 @@ export function parseDefinition(def: NormalDefinition): ParseOutcome {
     if (lifecycle !== undefined && fold(lifecycle) !== activeLifecycle) {
       problems.push(`unknown lifecycle "${lifecycle}"`);
     }
-    r.bool("system", "required");
+    const system = r.bool("system", "required");
+    // SPEC's system definitions are the 48 base ones the engine mints (unprefixed); a
+    // namespaced definition claiming `system: true` was taken and ignored (its payload said
+    // system false, and it could be deleted).
+    if (system === true && def.namespaceId !== null) {
+      problems.push("system is true only on base definitions; a namespaced definition has system false");
+    }
   }
   const body = parseBody(kind, r);
   if (problems.length > 0 || body === undefined) return { ok: false, problems };
