@@ -2,6 +2,7 @@ import type { Result } from "../../core/errors";
 import { ok, refuse } from "../../core/errors";
 import type { Guid } from "../../core/guid";
 import type { DirectoryNode } from "../../core/node/directory-node";
+import type { Meta, ObjectRecord } from "../../core/store/record";
 import { presentValues } from "../../core/store/record";
 import type { AttributeArg, DefinitionKind, Ref, ScriptOp, ValueArg } from "./script-op";
 
@@ -140,6 +141,8 @@ export function runScriptOp(
     case "add":
     case "remove":
       return runAddRemove(node, labels, op, nowMs);
+    case "meta":
+      return runMeta(node, labels, op, nowMs);
     case "delete":
     case "restore":
     case "shred": {
@@ -206,9 +209,50 @@ function runAddRemove(
   if (record === undefined) return refuse("no-such-object", `no object ${target.value}`);
   const attr = node.dir.schema.attribute(op.attribute);
   const name = attr?.name ?? op.attribute;
-  const current = presentValues(record, name).flatMap((a) => (a.value === null ? [] : [a.value]));
+  // The other values keep their meta, as a client's read-modify-write does.
+  const current = heldInputs(record, name);
   const next =
-    op.verb === "add" ? [...current, value.value] : current.filter((v) => v !== value.value);
-  if (op.verb === "add" && current.includes(value.value)) return ok(null);
+    op.verb === "add" ? [...current, { value: value.value }] : current.filter((v) => v.value !== value.value);
+  if (op.verb === "add" && current.some((v) => v.value === value.value)) return ok(null);
+  return node.putAttribute(target.value, op.attribute, next, nowMs);
+}
+
+/** The attribute's present values as a write would give them back: each with its meta. */
+function heldInputs(record: ObjectRecord, name: string): { value: string; meta?: Meta }[] {
+  return presentValues(record, name).flatMap((a) =>
+    a.value === null ? [] : [a.meta === null ? { value: a.value } : { value: a.value, meta: a.meta }],
+  );
+}
+
+function runMeta(
+  node: DirectoryNode,
+  labels: Labels,
+  op: Extract<ScriptOp, { verb: "meta" }>,
+  nowMs: number,
+): Result<unknown> {
+  const target = resolveRef(node, labels, op.target, nowMs);
+  if (!target.ok) return target;
+  const value = resolveValue(node, labels, op.value, nowMs);
+  if (!value.ok) return value;
+  const metaValues: string[] = [];
+  for (const v of op.metaValues) {
+    const resolved = resolveValue(node, labels, v, nowMs);
+    if (!resolved.ok) return resolved;
+    metaValues.push(resolved.value);
+  }
+  const record = node.dir.get(target.value);
+  if (record === undefined) return refuse("no-such-object", `no object ${target.value}`);
+  const name = node.dir.schema.attribute(op.attribute)?.name ?? op.attribute;
+  const key = node.dir.schema.attribute(op.key)?.name ?? op.key;
+  // A value the attribute does not hold yet is added with the meta.
+  const held = heldInputs(record, name);
+  const current = held.some((v) => v.value === value.value) ? held : [...held, { value: value.value }];
+  const next = current.map((v) => {
+    if (v.value !== value.value) return v;
+    const meta: Record<string, readonly string[]> = { ...(v.meta ?? {}) };
+    delete meta[key];
+    if (metaValues.length > 0) meta[key] = metaValues;
+    return Object.keys(meta).length === 0 ? { value: v.value } : { value: v.value, meta };
+  });
   return node.putAttribute(target.value, op.attribute, next, nowMs);
 }

@@ -50,6 +50,19 @@ export type ScriptOp =
       readonly attribute: string;
       readonly value: ValueArg;
     }
+  /**
+   * Read-modify-write of one value's meta: sets meta `key` of `value` to `metaValues` (none:
+   * clears the key), adding the value if the attribute does not hold it; the other values and
+   * their meta stay as they are.
+   */
+  | {
+      readonly verb: "meta";
+      readonly target: Ref;
+      readonly attribute: string;
+      readonly value: ValueArg;
+      readonly key: string;
+      readonly metaValues: readonly ValueArg[];
+    }
   | { readonly verb: "delete" | "restore" | "shred"; readonly target: Ref }
   /** Writes an integer (seconds) on /Configuration: maxTimeApart or timeUntilShred. */
   | {

@@ -244,6 +244,16 @@ function parseOp(c: Cursor): ScriptOp {
         attribute: c.word("attribute"),
         value: valueArg(c.next("value")),
       };
+    case "meta": {
+      const target = ref(c);
+      const attribute = c.word("attribute");
+      const value = valueArg(c.next("value"));
+      const key = c.word("meta key");
+      const metaValues: ValueArg[] = [];
+      for (let guard = 0; !c.done() && guard < 1000; guard++)
+        metaValues.push(valueArg(c.next("meta value")));
+      return { verb, target, attribute, value, key, metaValues };
+    }
     case "delete":
     case "restore":
     case "shred":
@@ -502,6 +512,8 @@ function opLabels(op: ScriptOp): string[] {
     case "add":
     case "remove":
       return [...refLabels(op.target), ...valueLabels(op.value)];
+    case "meta":
+      return [...refLabels(op.target), ...valueLabels(op.value), ...op.metaValues.flatMap(valueLabels)];
     case "delete":
     case "restore":
     case "shred":

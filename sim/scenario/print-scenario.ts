@@ -118,6 +118,8 @@ export function opText(op: ScriptOp): string {
     case "add":
     case "remove":
       return `${op.verb} ${refText(op.target)} ${op.attribute} ${valueText(op.value)}`;
+    case "meta":
+      return `meta ${refText(op.target)} ${op.attribute} ${valueText(op.value)} ${op.key}${op.metaValues.map((v) => ` ${valueText(v)}`).join("")}`;
     case "delete":
     case "restore":
     case "shred":
