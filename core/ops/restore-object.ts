@@ -127,7 +127,10 @@ function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result
       if (held && (def === undefined || !surface.has(def.name))) {
         return refuse("not-restorable", `${who} holds ${attr} values outside its surface now`);
       }
-      const problem = def === undefined || !held ? null : valuesProblem(dir, def, [...atoms.values()]);
+      // Atoms of an ended life do not come back (restampValues), so they are not judged.
+      const life = lifeOf(r.existence);
+      const coming = [...atoms.values()].filter((a) => atomLife(a) >= life);
+      const problem = def === undefined || !held ? null : valuesProblem(dir, def, coming);
       if (problem !== null) {
         return refuse("not-restorable", `${who} holds ${def!.name} values its definition refuses now: ${problem}`);
       }
