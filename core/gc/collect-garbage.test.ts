@@ -270,3 +270,22 @@ describe("durations stored before their bounds", () => {
     expect(gc.purgeHorizon).toBe(msToTimestamp(at(10) - hundredYearsMs));
   });
 });
+
+describe("tombstones above a newer tombstone", () => {
+  it("outlive the horizon until the newer one purges, so its path stays whole", () => {
+    const s = setup();
+    // bob's shred inside the window restamps his existence: newer than Team's delete.
+    unwrap(s.node.shred(s.bob, at(10)));
+    const purged = unwrap(s.node.gc(at(purgeS + 1)));
+    expect(purged).toMatchObject({ purged: 0 });
+    const bob = unwrap(s.node.object(s.bob, at(purgeS + 1)));
+    expect([bob.stage, bob.path, bob.dn]).toEqual(["shredded", "/Team/bob", "CN=bob,OU=Team"]);
+    const team = unwrap(s.node.object(s.team, at(purgeS + 1)));
+    expect([team.effectiveStage, team.attributes]).toEqual(["shredded", []]);
+    expect(s.node.dir.get(s.team)?.hardened).toBe(true);
+    // Once bob is past the horizon too, both go.
+    expect(unwrap(s.node.gc(at(purgeS + 11)))).toMatchObject({ purged: 2 });
+    expect(outcome(s.node.object(s.bob, at(purgeS + 11)))).toBe("no-such-object");
+    expect(outcome(s.node.object(s.team, at(purgeS + 11)))).toBe("no-such-object");
+  });
+});

@@ -6,6 +6,7 @@ import { compareStamps } from "../store/stamp";
 import { msToTimestamp } from "../syntax";
 import { effectiveStage } from "../view/aging";
 import { definitionsInUse, isDefinitionRecord } from "./definitions-in-use";
+import { tombstoneAncestorsKept } from "./tombstone-ancestors";
 
 export interface GcOutcome {
   /** Tombstones whose existence stamp is older than this wall time are purged. */
@@ -56,6 +57,14 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
       hardened += 1;
     }
   }
+  // Kept past the horizon (hence past any restore window) as a tombstone only: hardened.
+  const hardenKept = (id: Guid): void => {
+    const record = dir.get(id);
+    if (record !== undefined && record.existence.stage === "deleted" && !record.hardened) {
+      dir.write({ ...record, attrs: new Map(), hardened: true });
+      hardened += 1;
+    }
+  };
   // Definition tombstones that records holding values still depend on stay (definitions-in-use.ts).
   let kept = 0;
   if (doomedDefinitions > 0) {
@@ -67,14 +76,15 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
         continue;
       }
       kept += 1;
-      // Kept past the horizon (hence past any restore window) as a tombstone only: hardened.
-      const record = dir.get(id);
-      if (record !== undefined && record.existence.stage === "deleted" && !record.hardened) {
-        dir.write({ ...record, attrs: new Map(), hardened: true });
-        hardened += 1;
-      }
+      hardenKept(id);
     }
     doomed = purgeable;
+  }
+  // Tombstones above a tombstone that stays stay too (tombstone-ancestors.ts).
+  const keptAbove = doomed.length === 0 ? new Set<Guid>() : tombstoneAncestorsKept(dir, doomed);
+  if (keptAbove.size > 0) {
+    doomed = doomed.filter((id) => !keptAbove.has(id));
+    for (const id of keptAbove) hardenKept(id);
   }
   // Like hardening, an unstamped local compaction: the record keeps its USN (partners drop the
   // same residue on their own clocks). Records purged or hardened just now are left alone.
@@ -87,7 +97,9 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
   dir.refreshSchema();
   // A kept definition alone writes no line: it would repeat at every run for as long as it is kept.
   if (hardened + doomed.length + residue > 0) {
-    const keptText = kept > 0 ? `, kept ${kept} deleted definitions still in use` : "";
+    const keptText =
+      (kept > 0 ? `, kept ${kept} deleted definitions still in use` : "") +
+      (keptAbove.size > 0 ? `, kept ${keptAbove.size} tombstones above newer ones` : "");
     const what = `hardened ${hardened}, purged ${doomed.length}, residue ${residue}${keptText}`;
     dir.journal.add(nowMs, "gc", `${what}; purge horizon ${msToTimestamp(purgeHorizonMs)}`);
   }
