@@ -10,7 +10,8 @@ import { TransportError } from "./transport-errors";
  * Sized so that one attribute value of 1 MiB (inclusive) fits even when every byte is
  * JSON-escaped (`\u0001` is six bytes), plus the envelope. Larger bodies get 413.
  */
-const parseJson = bodyParser({
+// `encoding` is a documented koa-bodyparser option (handed to co-body) its types leave out.
+const parserOptions: bodyParser.Options & { readonly encoding: string } = {
   enableTypes: ["json"],
   // Every type the check below lets through as JSON (`application/*+json`, such as
   // merge-patch+json), not only koa-bodyparser's own list: a body it skipped reached the
@@ -18,7 +19,16 @@ const parseJson = bodyParser({
   extendTypes: { json: ["+json"] },
   jsonLimit: `${limits.requestBodyBytesMax}b`,
   strict: true,
-});
+  // One character per byte (latin1 is lossless), so that the bytes can be read back and
+  // decoded strictly below: with utf-8 here, invalid bytes became U+FFFD and were stored as
+  // names and values the client never sent. koa-bodyparser keeps the limits, the
+  // Content-Encoding and the strict check; its parse of the latin1 text is replaced.
+  encoding: "latin1",
+};
+const parseJson = bodyParser(parserOptions);
+
+/** RFC 8259: JSON exchanged between systems is UTF-8. `fatal` refuses invalid bytes. */
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads and decodes the JSON body of a request that must carry one. Body-less endpoints do not
@@ -56,9 +66,26 @@ export async function readJsonBody<A>(ctx: Context, codec: t.Decoder<unknown, A>
     }
     throw error;
   }
-  const decoded = codec.decode(ctx.request.body);
+  const decoded = codec.decode(bodyAsUtf8Json(ctx));
   if (isLeft(decoded)) throw new TransportError("bad-request", describeErrors(decoded.left));
   return decoded.right;
+}
+
+/** The body parsed again from its bytes decoded as strict UTF-8 (see `encoding` above). */
+function bodyAsUtf8Json(ctx: Context): unknown {
+  const raw: unknown = (ctx.request as { rawBody?: unknown }).rawBody;
+  if (typeof raw !== "string") return ctx.request.body;
+  let text: string;
+  try {
+    text = strictUtf8.decode(Buffer.from(raw, "latin1"));
+  } catch {
+    throw new TransportError("bad-request", "request body is not valid UTF-8 (RFC 8259: JSON is UTF-8)");
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new TransportError("bad-request", `request body is not JSON: ${(error as Error).message}`);
+  }
 }
 
 /** An error of the stream that decodes a Content-Encoding: no HTTP status, a numeric errno. */

@@ -172,7 +172,8 @@ export async function call(
 ): Promise<ApiResponse> {
   const init: RequestInit = { method, headers: { ...headers } };
   if (body !== undefined) {
-    init.body = typeof body === "string" ? body : JSON.stringify(body);
+    // Bytes go as they are (a test of bodies that are not valid UTF-8).
+    init.body = typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body);
     init.headers = { "content-type": "application/json", ...headers };
   }
   const response = await fetch(base + urlPath, init);

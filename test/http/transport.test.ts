@@ -94,6 +94,31 @@ describe("request bodies", () => {
     );
   });
 
+  it("a body that is not valid UTF-8 is 400 bad-request and writes nothing; valid UTF-8 is kept byte for byte", async () => {
+    const create = `/api/objects/${alice}/children`;
+    const before = (await api.get(`/api/objects/${alice}/children`)).body as unknown[];
+    const bad = (text: string, bytes: number[]) => {
+      const [head, tail] = text.split("#") as [string, string];
+      return new Uint8Array([...Buffer.from(head, "utf8"), ...bytes, ...Buffer.from(tail, "utf8")]);
+    };
+    // A lone 0xFF, a truncated 4-byte sequence (one U+FFFD of the same length), an encoded surrogate.
+    for (const bytes of [[0xff], [0xf0, 0x9f, 0x98], [0xed, 0xa0, 0x80]]) {
+      const body = bad('{"name":"bad#name","class":"organizationalUnit"}', bytes);
+      const r = await call(daemon.url, "POST", create, body, { "content-type": "application/json" });
+      expectTransport(r, 400, "bad-request");
+      expect(r.body.message).toMatch(/UTF-8/);
+    }
+    expect(((await api.get(`/api/objects/${alice}/children`)).body as unknown[]).length).toBe(before.length);
+    // Multi-byte characters and a literal U+FFFD sent as valid UTF-8 are stored as sent.
+    const name = "Caf\u00e9 \u00df \ud83d\ude00 \ufffd";
+    const made = await raw("POST", create, `{"name":"${name}","class":"organizationalUnit"}`);
+    expect(made.status).toBe(201);
+    expect((made.body as { name: string }).name).toBe("Caf\u00e9 \u00df \u{1F600} \ufffd");
+    const direct = new Uint8Array(Buffer.from('{"name":"Straße ✓","class":"organizationalUnit"}', "utf8"));
+    const kept = await call(daemon.url, "POST", create, direct, { "content-type": "application/json" });
+    expect((kept.body as { name: string }).name).toBe("Straße ✓");
+  });
+
   it("application/json with a charset parameter is JSON", async () => {
     const r = await raw("PATCH", `/api/objects/${alice}`, "{}", "application/json; charset=utf-8");
     expect(r.status).toBe(200);
