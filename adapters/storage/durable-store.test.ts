@@ -85,6 +85,32 @@ describe("DurableStore", () => {
     await again.store.close();
   });
 
+  it("a damaged or lost snapshot marker refuses the boot and erases nothing; restored, it boots", async () => {
+    const dir = tempDir();
+    const { store } = await DurableStore.open(dir);
+    for (let i = 0; i < 30; i++) store.commit([put(`o/${i}`, `v${i}`)]);
+    store.rotate();
+    store.commit([put("o/tail", "t")]);
+    await store.whenRebuildIdle();
+    await store.close();
+    const marker = path.join(dir, "snap", "gen-000001.done");
+    const good = fs.readFileSync(marker);
+    for (const damage of [() => fs.writeFileSync(marker, Buffer.from([good[0]! ^ 1, ...good.subarray(1)])), () => fs.rmSync(marker)]) {
+      damage();
+      const refused = await DurableStore.open(dir).then(
+        () => "booted",
+        (error: Error) => error.message,
+      );
+      expect(refused).toMatch(/kept, not erased: snap\/gen-000001\.level/u);
+      expect(fs.existsSync(path.join(dir, "snap", "gen-000001.level"))).toBe(true);
+      fs.writeFileSync(marker, good);
+    }
+    const again = await DurableStore.open(dir);
+    expect(again.entries.size).toBe(31);
+    expect(again.entries.get("o/29")).toBe("v29");
+    await again.store.close();
+  });
+
   it("openInto streams each live key once with its final value (log tail over snapshot)", async () => {
     const dir = tempDir();
     const { store } = await DurableStore.open(dir);

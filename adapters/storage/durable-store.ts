@@ -23,7 +23,7 @@
 import * as path from "node:path";
 import { assert } from "../../core/assert";
 import { ErasureDebt } from "../../core/wal/erasure-debt";
-import { walPath } from "../../core/wal/generation-names";
+import { generationOfName, walPath } from "../../core/wal/generation-names";
 import type { KvBatch } from "../../core/wal/kv-batch";
 import {
   makeSnapshotDurable,
@@ -32,7 +32,7 @@ import {
   type SnapshotMeta,
 } from "../../core/wal/snapshot-catalog";
 import { FileSnapshotFormat } from "../../core/wal/snapshot-file";
-import { StorageDeadError } from "../../core/wal/storage-errors";
+import { StorageCorruptError, StorageDeadError } from "../../core/wal/storage-errors";
 import type { BootReport, RebuildOutcome, StorageView } from "../../core/wal/storage-view";
 import { WriteAheadLog, type DurabilityMarks } from "../../core/wal/wal-log";
 import { walLimits } from "../../core/wal/wal-limits";
@@ -142,10 +142,19 @@ export class DurableStore {
   ): Promise<Omit<DurableStoreOpened, "entries">> {
     const snapshot = newestCompleteSnapshot(fs);
     if (snapshot !== null) makeSnapshotDurable(fs, snapshot);
-    for (const leftover of supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true)) {
-      await erasePath(fs.resolve(leftover));
+    // Snapshot data without a readable marker is a rebuild a crash interrupted, whose logs are
+    // all still there, or a snapshot whose marker was damaged or lost, whose older logs were
+    // erased when it was built. Only the logs tell them apart: nothing is erased before they
+    // proved continuous from the snapshot this boot relies on (a damaged marker used to make
+    // the boot erase the only copy of the directory, then refuse for the missing logs).
+    const leftovers = supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true);
+    let tail: ReturnType<typeof openTail>;
+    try {
+      tail = openTail(fs, snapshot, sink);
+    } catch (error) {
+      throw withOrphanHint(error, leftovers, snapshot?.generation ?? 0);
     }
-    const { wal, stalePaths, tornBytes, recordsReplayed, overridden } = openTail(fs, snapshot, sink);
+    const { wal, stalePaths, tornBytes, recordsReplayed, overridden } = tail;
     const replayed = performance.now();
     let count = overridden.entries;
     await loadSnapshot(fs, snapshot, (key, value) => {
@@ -154,6 +163,7 @@ export class DurableStore {
       sink(key, value);
     });
     const loaded = performance.now();
+    for (const leftover of leftovers) await erasePath(fs.resolve(leftover));
     for (const stale of stalePaths) await erasePath(fs.resolve(stale));
     const debt = ErasureDebt.load(fs, wal.marks().generation);
     // Everything older than the snapshot was just erased: a rebuild a crash cut short after its
@@ -384,6 +394,24 @@ function openTail(
     recordsReplayed: opened.records.length,
     overridden: { keys: new Set(finals.keys()), entries },
   };
+}
+
+/**
+ * A boot refused for its logs, told what it kept: snapshot data newer than the snapshot it
+ * could rely on, which has no readable marker. If a marker was damaged, that data may be the
+ * only copy of what the missing logs held.
+ */
+function withOrphanHint(error: unknown, leftovers: readonly string[], kept: number): unknown {
+  if (!(error instanceof StorageCorruptError)) return error;
+  const orphans = leftovers.filter((p) => {
+    const generation = generationOfName(path.basename(p));
+    return generation !== null && generation > kept && !p.endsWith(".done");
+  });
+  if (orphans.length === 0) return error;
+  const hint =
+    `; snapshot data without a readable marker was kept, not erased: ${orphans.join(", ")} ` +
+    `(if its marker snap/gen-N.done was damaged or lost, that data may be the only copy of what the missing logs held)`;
+  return new StorageCorruptError(error.message + hint);
 }
 
 async function loadSnapshot(
