@@ -149,6 +149,7 @@ export class Daemon {
       const boot: BootView = { ...opened.boot, mode: started.mode, at };
       const machine = { object: started.key.object, machineKey: machineKeyValue(started.key) };
       const daemon = new Daemon(started.node, opened.store, boot, machine, clock, log);
+      for (const line of bootWarnings(boot)) log(line);
       daemon.resumeErasure();
       const gcEveryMs = options.gcEveryMs ?? 0;
       if (gcEveryMs > 0) daemon.gcSchedule = scheduleGc(gcEveryMs, () => daemon.scheduledGc());
@@ -316,6 +317,26 @@ function storageDead(reason: string): DriverRefusal {
 
 interface StartOptions extends DaemonOptions {
   readonly dataDir: string;
+}
+
+/**
+ * What an operator must hear of at boot, in the daemon's log (GET /api/node's `boot` has the
+ * figures): a torn tail cut, and above all whole records cut behind a damaged one.
+ */
+export function bootWarnings(boot: BootView): string[] {
+  const out: string[] = [];
+  const whole = boot.wholeRecordsCut;
+  if (whole !== null) {
+    out.push(
+      `canopy: WARNING: ${whole.path} was damaged at byte ${whole.atByte}; the boot cut it there, and with it ` +
+        `${whole.count} whole, checksummed records behind the damage (seq ${whole.firstSeq}-${whole.lastSeq}). ` +
+        `A crash leaves that only if the disk wrote the last commit out of order; otherwise it is disk damage ` +
+        `and those acknowledged writes are lost here (partners that pulled them still hold them).`,
+    );
+  } else if (boot.tornBytesCut > 0) {
+    out.push(`canopy: boot cut a torn write of ${boot.tornBytesCut} bytes at the end of the log (a crash mid-write)`);
+  }
+  return out;
 }
 
 /** Takes the node booted from the store's entries, or mints the domain, as the mode allows. */

@@ -15,6 +15,7 @@ import { encodeRecord } from "../../core/wal/record-codec";
 import { StorageDeadError } from "../../core/wal/storage-errors";
 import { walLimits } from "../../core/wal/wal-limits";
 import { DirectoryLockedError } from "./directory-lock";
+import { bootWarnings } from "../daemon/daemon";
 import { DurableStore } from "./durable-store";
 
 const dirs: string[] = [];
@@ -82,6 +83,23 @@ describe("DurableStore", () => {
     expect(again.entries.size).toBe(49);
     expect(again.entries.get("o/3")).toBe("changed");
     expect(again.entries.has("o/4") || again.entries.has("o/7")).toBe(false);
+    await again.store.close();
+  });
+
+  it("reports whole records a cut drops behind a damaged one (media damage looks like that)", async () => {
+    const dir = tempDir();
+    const { store } = await DurableStore.open(dir);
+    for (let i = 0; i < 12; i++) store.commit([put(`o/${i}`, `value-${i}`.padEnd(60, "x"))]);
+    await store.close();
+    const log = path.join(dir, "wal", "gen-000001.log");
+    const bytes = fs.readFileSync(log);
+    const fourth = bytes.indexOf("o/3");
+    bytes[fourth + 1] = bytes[fourth + 1]! ^ 0xff;
+    fs.writeFileSync(log, bytes);
+    const again = await DurableStore.open(dir);
+    expect(again.entries.size).toBe(3);
+    expect(again.boot.wholeRecordsCut).toMatchObject({ path: "wal/gen-000001.log", count: 8, firstSeq: 5, lastSeq: 12 });
+    expect(bootWarnings({ ...again.boot, mode: "booted", at: "" })[0]).toMatch(/WARNING: .*8 whole, checksummed records/u);
     await again.store.close();
   });
 

@@ -34,7 +34,7 @@ import {
 import { FileSnapshotFormat } from "../../core/wal/snapshot-file";
 import { StorageCorruptError, StorageDeadError } from "../../core/wal/storage-errors";
 import type { BootReport, RebuildOutcome, StorageView } from "../../core/wal/storage-view";
-import { WriteAheadLog, type DurabilityMarks } from "../../core/wal/wal-log";
+import { WriteAheadLog, type DurabilityMarks, type WholeRecordsCut } from "../../core/wal/wal-log";
 import { walLimits } from "../../core/wal/wal-limits";
 import { lockDirectory } from "./directory-lock";
 import { erasePath } from "./erase-files";
@@ -179,6 +179,7 @@ export class DurableStore {
       snapshotEntries: snapshot?.entries ?? 0,
       recordsReplayed,
       tornBytesCut: tornBytes,
+      wholeRecordsCut: tail.wholeRecordsCut,
       generation: wal.marks().generation,
       entries: count,
     };
@@ -367,6 +368,7 @@ function openTail(
   sink: EntrySink,
 ): {
   wal: WriteAheadLog;
+  wholeRecordsCut: WholeRecordsCut | null;
   stalePaths: readonly string[];
   tornBytes: number;
   recordsReplayed: number;
@@ -389,6 +391,7 @@ function openTail(
   }
   return {
     wal: opened.wal,
+    wholeRecordsCut: opened.wholeRecordsCut,
     stalePaths: opened.stalePaths,
     tornBytes: opened.tornBytes,
     recordsReplayed: opened.records.length,

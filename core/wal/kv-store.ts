@@ -120,6 +120,7 @@ export class KvStore {
       snapshotEntries: snapshot?.entries ?? 0,
       recordsReplayed: opened.records.length,
       tornBytesCut: opened.tornBytes,
+      wholeRecordsCut: opened.wholeRecordsCut,
       generation: opened.wal.marks().generation,
       entries: entries.size,
     };

@@ -117,6 +117,40 @@ export function decodeRecordAt(log: Uint8Array, offset: number): LogRecord | nul
   return { seq: frame.seq, batch, offset, bytes: frame.end - offset };
 }
 
+/**
+ * Whole, checksummed records that lie between `from` and `to` with sequence numbers after
+ * `afterSeq`, each after the one before: what a cut there would drop besides garbage. A scan of
+ * garbage costs one read per byte (a candidate's sequence number must be the next few) and a
+ * checksum only rarely.
+ */
+export function wholeRecordsBetween(
+  log: Uint8Array,
+  from: number,
+  to: number,
+  afterSeq: number,
+): { readonly count: number; readonly firstSeq: number; readonly lastSeq: number } | null {
+  const view = new DataView(log.buffer, log.byteOffset, log.byteLength);
+  const window = 1_000_000;
+  let count = 0;
+  let firstSeq = 0;
+  let seqSoFar = afterSeq;
+  let offset = from;
+  const end = Math.min(to, log.length);
+  while (offset + recordHeaderBytes + seqBytes <= end) {
+    const seq = view.getUint32(offset + 12, true) * twoPow32 + view.getUint32(offset + 8, true);
+    const record = seq > seqSoFar && seq <= seqSoFar + window ? decodeRecordAt(log, offset) : null;
+    if (record === null || offset + record.bytes > end) {
+      offset += 1;
+      continue;
+    }
+    if (count === 0) firstSeq = record.seq;
+    count += 1;
+    seqSoFar = record.seq;
+    offset += record.bytes;
+  }
+  return count === 0 ? null : { count, firstSeq, lastSeq: seqSoFar };
+}
+
 /** A checksummed record's sequence number and where its batch lies, or null (see decodeRecordAt). */
 function frameAt(log: Uint8Array, offset: number): { seq: number; payloadStart: number; end: number } | null {
   if (offset + recordHeaderBytes > log.length) return null;

@@ -3,7 +3,7 @@
  * GET /api/node. Shared by the daemon's DurableStore and the simulator's store so both render
  * the same shape. Times are supplied by the shell (core reads no clock).
  */
-import type { DurabilityMarks } from "./wal-log";
+import type { DurabilityMarks, WholeRecordsCut } from "./wal-log";
 
 export interface StorageFileView {
   /** Relative to the data directory, '/'-separated. */
@@ -55,6 +55,12 @@ export interface BootReport {
   readonly snapshotEntries: number;
   readonly recordsReplayed: number;
   readonly tornBytesCut: number;
+  /**
+   * Whole, checksummed records the cut dropped behind a damaged one (null: none): a crash
+   * leaves that only when the disk wrote the last commit out of order; otherwise it is damage
+   * to records that were acknowledged (core/wal/wal-log.ts WholeRecordsCut).
+   */
+  readonly wholeRecordsCut: WholeRecordsCut | null;
   /** Active log generation after boot. */
   readonly generation: number;
   /** Keys in the final map. */

@@ -139,6 +139,7 @@ describe("WriteAheadLog", () => {
     fs.sync(wal.activePath);
     const reopened = WriteAheadLog.open(fs);
     expect(reopened.tornBytes).toBe(9);
+    expect(reopened.wholeRecordsCut).toBeNull();
     expect(reopened.wal.marks()).toMatchObject({ appendedBytes: valid, allocatedBytes: firstStep });
     fs.crash(); // the cut itself was synced
     const file = fs.read("wal/gen-000001.log") ?? new Uint8Array(0);
@@ -171,6 +172,8 @@ describe("WriteAheadLog", () => {
     const reopened = WriteAheadLog.open(fs);
     expect(keysOf(reopened.records)).toEqual(["a", "b"]);
     expect(reopened.tornBytes).toBe(old3.length + old4.length);
+    // The cut dropped a whole record behind the damaged one: reported, as disk damage could be.
+    expect(reopened.wholeRecordsCut).toEqual({ path: wal.activePath, atByte: valid, count: 1, firstSeq: 4, lastSeq: 4 });
     // Same length as the old record 3, different bytes: it ends where the old record 4 began.
     const new3 = reopened.wal.append(put("C", "y".repeat(40)));
     expect(new3.bytes).toBe(old3.length);

@@ -30,7 +30,7 @@ import { readForScan, type FileSystem } from "./fs-port";
 import { parseGeneration, walDir, walPath } from "./generation-names";
 import type { KvBatch } from "./kv-batch";
 import { nextAllocation, tornEnd, zeroFill, zerosToWrite } from "./log-space";
-import { decodeRecordAt, encodeRecordScratch, scanLogFinalValues, type LogRecord } from "./record-codec";
+import { decodeRecordAt, encodeRecordScratch, scanLogFinalValues, wholeRecordsBetween, type LogRecord } from "./record-codec";
 import { StorageCorruptError } from "./storage-errors";
 import { walLimits } from "./wal-limits";
 
@@ -71,6 +71,8 @@ export interface WalOpenResult {
   readonly records: LogRecord[];
   /** Non-zero bytes after the newest generation's last valid record, zeroed (0: clean end). */
   readonly tornBytes: number;
+  /** Whole records the cut of the torn tail dropped behind a damaged one (see WholeRecordsCut). */
+  readonly wholeRecordsCut: WholeRecordsCut | null;
   /** Log files at or below the snapshot generation: superseded leftovers of a crash. */
   readonly stalePaths: string[];
 }
@@ -129,7 +131,8 @@ export class WriteAheadLog {
       else {
         const allocatedBytes = replay.fileBytes;
         const active = { generation, bytes: replay.validBytes, lastSeq, allocatedBytes };
-        return { wal: new WriteAheadLog(fs, active, sealed), records, tornBytes, stalePaths };
+        const wal = new WriteAheadLog(fs, active, sealed);
+        return { wal, records, tornBytes, stalePaths, wholeRecordsCut: replay.wholeRecordsCut };
       }
     }
     const generation = start.generation + 1;
@@ -137,7 +140,7 @@ export class WriteAheadLog {
     // A directory created just now is durable only once its parent is synced (POSIX).
     if (live.length === 0) fs.syncDir("");
     const wal = new WriteAheadLog(fs, { generation, bytes: 0, lastSeq, allocatedBytes }, sealed);
-    return { wal, records, tornBytes, stalePaths };
+    return { wal, records, tornBytes, stalePaths, wholeRecordsCut: null };
   }
 
   get activePath(): string {
@@ -263,8 +266,24 @@ function listGenerations(fs: FileSystem): number[] {
   return generations.sort((a, b) => a - b);
 }
 
+/**
+ * A torn tail that held whole, checksummed records behind its damaged first record. A crash
+ * leaves that only when the disk wrote the last commit's records out of order (unsynced, never
+ * acknowledged); records synced one commit after another and damaged later look the same,
+ * and the format cannot tell them apart. The cut stands; the boot reports this so that an
+ * operator hears of it (the daemon logs it as a warning).
+ */
+export interface WholeRecordsCut {
+  readonly path: string;
+  readonly atByte: number;
+  readonly count: number;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+}
+
 interface GenerationReplay {
   readonly records: LogRecord[];
+  readonly wholeRecordsCut: WholeRecordsCut | null;
   /** Bytes of valid records: where the next record goes. */
   readonly validBytes: number;
   /** Non-zero bytes after the valid records (zeroed by now). */
@@ -284,7 +303,7 @@ function replayGeneration(
   const bytes = readForScan(fs, path) ?? new Uint8Array(0);
   const scan = scanLogFinalValues(bytes, lastSeq + 1);
   const { records, validBytes } = scan;
-  const clean = { records, validBytes, tornBytes: 0, fileBytes: bytes.length };
+  const clean = { records, validBytes, tornBytes: 0, fileBytes: bytes.length, wholeRecordsCut: null };
   if (scan.tornBytes === 0) return clean;
   // A sealed generation was cut to its records before its successor existed: anything after
   // them, zeros included, is damage no crash explains.
@@ -297,9 +316,12 @@ function replayGeneration(
     const expected = (records.at(-1)?.seq ?? lastSeq) + 1;
     throw new StorageCorruptError(`log ${path} holds seq ${stray.seq} where ${expected} belongs`);
   }
+  const lastGood = records.at(-1)?.seq ?? lastSeq;
+  const whole = wholeRecordsBetween(bytes, validBytes + 1, validBytes + tornBytes, lastGood);
+  const wholeRecordsCut = whole === null ? null : { path, atByte: validBytes, ...whole };
   // Zeroed, not truncated: the file keeps its allocation, and no byte of the torn write (nor a
   // whole older record behind it) can be read as a record once new ones are written here.
   zeroFill(fs, path, validBytes, validBytes + tornBytes);
   fs.sync(path);
-  return { ...clean, tornBytes };
+  return { ...clean, tornBytes, wholeRecordsCut };
 }
