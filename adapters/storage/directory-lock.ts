@@ -1,7 +1,11 @@
 /**
  * One process per data directory. Two daemons appending to the same log would interleave
- * records and break the sequence, so open() takes a lock file holding the owner's pid. A lock
- * whose pid is no longer alive is stale (a kill -9 leaves one behind) and is taken over.
+ * records and break the sequence, so open() takes a lock file holding the owner's pid and, where
+ * /proc tells it (Linux), the process's start time. A lock whose process is gone is stale (a
+ * kill -9 leaves one behind) and is taken over: its pid is not alive, or it is alive with
+ * another start time (the pid was reused), or it is this process's own pid without this process
+ * holding the lock (a container restart gives the new daemon the dead one's pid; the lock
+ * refused it for ever, as "in use by this process").
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -15,19 +19,21 @@ export class DirectoryLockedError extends Error {
 
 /** Takes the lock or throws DirectoryLockedError; returns the release function. */
 export function lockDirectory(dataDir: string): () => void {
-  const lockPath = path.join(dataDir, lockFileName);
-  const mine = String(process.pid);
+  const lockPath = path.resolve(dataDir, lockFileName);
+  const started = startTimeOf(process.pid);
+  const mine = started === null ? String(process.pid) : `${process.pid} ${started}`;
   // Two attempts: the first may find a stale lock, which is removed before the second.
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(lockPath, mine, { flag: "wx" });
+      heldHere.add(lockPath);
       return () => releaseLock(lockPath, mine);
     } catch (error) {
       if (!isCode(error, "EEXIST")) throw error;
     }
-    const owner = Number(fs.readFileSync(lockPath, "utf8").trim());
-    if (Number.isSafeInteger(owner) && owner > 0 && isAlive(owner)) {
-      const who = owner === process.pid ? "this process" : `process ${owner}`;
+    const owner = ownerOf(fs.readFileSync(lockPath, "utf8"));
+    if (owner !== null && isHeld(lockPath, owner)) {
+      const who = owner.pid === process.pid ? "this process" : `process ${owner.pid}`;
       throw new DirectoryLockedError(`data directory ${dataDir} is in use by ${who}`);
     }
     fs.rmSync(lockPath, { force: true });
@@ -35,11 +41,47 @@ export function lockDirectory(dataDir: string): () => void {
   throw new DirectoryLockedError(`could not lock data directory ${dataDir}`);
 }
 
+/** Lock files this process holds (a second open of the same directory here is refused). */
+const heldHere = new Set<string>();
+
 function releaseLock(lockPath: string, mine: string): void {
+  heldHere.delete(lockPath);
   try {
     if (fs.readFileSync(lockPath, "utf8").trim() === mine) fs.rmSync(lockPath, { force: true });
   } catch (error) {
     if (!isCode(error, "ENOENT")) throw error;
+  }
+}
+
+/** The lock's owner: `pid` or `pid starttime` (null for anything else: stale junk). */
+function ownerOf(text: string): { pid: number; started: string | null } | null {
+  const [pidText, started] = text.trim().split(" ");
+  const pid = Number(pidText);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  return { pid, started: started ?? null };
+}
+
+function isHeld(lockPath: string, owner: { pid: number; started: string | null }): boolean {
+  if (owner.pid === process.pid) return heldHere.has(lockPath);
+  if (!isAlive(owner.pid)) return false;
+  if (owner.started === null) return true;
+  const now = startTimeOf(owner.pid);
+  return now === null || now === owner.started;
+}
+
+/**
+ * A process's start time in clock ticks since boot (field 22 of /proc/PID/stat), or null where
+ * there is no /proc (or no such process): a pid reused by another process has another.
+ */
+function startTimeOf(pid: number): string | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) is in parentheses and may hold spaces: count after its end.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const started = fields[19];
+    return started !== undefined && /^[0-9]+$/u.test(started) ? started : null;
+  } catch {
+    return null;
   }
 }
 

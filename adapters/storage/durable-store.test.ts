@@ -274,8 +274,25 @@ describe("DurableStore", () => {
     await store.close();
     fs.writeFileSync(path.join(dir, "LOCK"), "999999999"); // no such process: stale
     const again = await DurableStore.open(dir);
-    expect(fs.readFileSync(path.join(dir, "LOCK"), "utf8")).toBe(String(process.pid));
+    expect(fs.readFileSync(path.join(dir, "LOCK"), "utf8")).toMatch(new RegExp(`^${process.pid}( [0-9]+)?$`, "u"));
     await again.store.close();
     expect(fs.existsSync(path.join(dir, "LOCK"))).toBe(false);
+  });
+
+  it("takes over a lock naming its own pid that it does not hold (a container restart reuses the pid)", async () => {
+    const dir = tempDir();
+    await (await DurableStore.open(dir)).store.close();
+    fs.writeFileSync(path.join(dir, "LOCK"), String(process.pid));
+    const again = await DurableStore.open(dir);
+    await expect(DurableStore.open(dir)).rejects.toThrow(/in use by this process/u);
+    await again.store.close();
+    // A live pid with another start time is a reused pid: stale too (Linux, where /proc tells).
+    if (fs.existsSync(`/proc/${process.ppid}/stat`)) {
+      fs.writeFileSync(path.join(dir, "LOCK"), `${process.ppid} 1`);
+      const third = await DurableStore.open(dir);
+      await third.store.close();
+      fs.writeFileSync(path.join(dir, "LOCK"), `${process.ppid}`);
+      await expect(DurableStore.open(dir)).rejects.toThrow(new RegExp(`in use by process ${process.ppid}`, "u"));
+    }
   });
 });
