@@ -138,7 +138,7 @@ export class Daemon {
     }
     // Entries stream from storage straight into the node (a large snapshot is never one map).
     const loader = DirectoryNode.loader(new CryptoRandom());
-    const opened = await DurableStore.openInto(dataDir, loader.put);
+    const opened = await DurableStore.openInto(dataDir, loader.put, { log });
     try {
       const started = start(opened.store, loader.boot(), { ...options, dataDir }, clock());
       started.node.warmIndexes();

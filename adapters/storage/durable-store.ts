@@ -48,6 +48,11 @@ export interface DurableStoreOptions {
   readonly rotateBytes?: number;
   /** First wait before a failed rebuild owing erasure debt is tried again (default 1 s). */
   readonly rebuildRetryMs?: number;
+  /**
+   * The operator's log (the daemon's stderr): storage dying and rebuilds failing are said
+   * there once each, besides GET /api/storage and /api/node. Default: silent.
+   */
+  readonly log?: (line: string) => void;
 }
 
 export interface DurableStoreOpened {
@@ -86,6 +91,7 @@ export class DurableStore {
       readonly rotateBytes: number;
       readonly rebuildRetryMs: number;
       readonly unlock: () => void;
+      readonly log: (line: string) => void;
     },
   ) {
     this.retryDelayMs = options.rebuildRetryMs;
@@ -118,11 +124,12 @@ export class DurableStore {
     assert(Number.isSafeInteger(rotateBytes) && rotateBytes > 0, "rotateBytes is positive");
     const rebuildRetryMs = options.rebuildRetryMs ?? rebuildRetryFirstMs;
     assert(Number.isSafeInteger(rebuildRetryMs) && rebuildRetryMs > 0, "rebuildRetryMs is positive");
+    const log = options.log ?? ((): void => undefined);
     const started = performance.now();
     const fs = new NodeFileSystem(path.resolve(dataDir));
     const unlock = lockDirectory(fs.root);
     try {
-      return await DurableStore.boot(fs, { rotateBytes, rebuildRetryMs, unlock }, started, sink);
+      return await DurableStore.boot(fs, { rotateBytes, rebuildRetryMs, unlock, log }, started, sink);
     } catch (error) {
       unlock();
       throw error;
@@ -286,7 +293,14 @@ export class DurableStore {
     try {
       return write();
     } catch (error) {
+      const first = this.deadReason === null;
       this.deadReason = error instanceof Error ? error.message : String(error);
+      if (first) {
+        this.options.log(
+          `canopy: STORAGE DEAD: ${this.deadReason}; writes are refused (503 storage-dead) and reads go on ` +
+            `from memory; fix the cause, then restart the daemon`,
+        );
+      }
       throw new StorageDeadError(this.deadReason);
     }
   }
@@ -349,6 +363,11 @@ export class DurableStore {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.lastOutcome = outcome({ ok: false, started, entries: 0, generation: target, message });
+      const owed = this.debt.count;
+      this.options.log(
+        `canopy: snapshot rebuild to generation ${target} failed: ${message}` +
+          (owed > 0 ? `; erasure debt ${owed} outstanding (shredded values stay in the files until a rebuild succeeds; it is retried)` : ""),
+      );
     }
   }
 

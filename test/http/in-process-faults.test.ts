@@ -87,7 +87,11 @@ describe("storage-dead", () => {
     expect(node.storage.deadReason).toMatch(/EIO/);
     expect(node.storage.durableUsn).toBeLessThan(node.usn);
     expect((await api.get("/api/storage")).body.dead).toBe(true);
-    // A refusal of a dead store is not a bug: nothing was logged as one.
+    // A refusal of a dead store is not a bug: nothing was logged as one. The operator's log
+    // says once that storage died, and why.
     expect(logged.filter((l) => l.includes("BUG"))).toEqual([]);
+    const dead = logged.filter((l) => l.includes("STORAGE DEAD"));
+    expect(dead).toHaveLength(1);
+    expect(dead[0]).toMatch(/EIO.*restart the daemon/u);
   });
 });

@@ -87,7 +87,8 @@ describe("erasure", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-erasure-"));
     dirs.push(dir);
     const marker = `SECRET-${randomBytes(12).toString("hex")}`;
-    const { store } = await DurableStore.open(dir, { rebuildRetryMs: 50 });
+    const logged: string[] = [];
+    const { store } = await DurableStore.open(dir, { rebuildRetryMs: 50, log: (line) => void logged.push(line) });
     store.commit([{ puts: [["o/secret", JSON.stringify({ cn: marker })]], dels: [] }]);
     // The disk fails the next two snapshot markers (a transient EIO), nothing else.
     const disk = (store as unknown as { fs: { write: (file: string, bytes: Uint8Array) => void } }).fs;
@@ -115,6 +116,10 @@ describe("erasure", () => {
     expect(view.erasureDebt).toBe(0);
     expect(view.rebuild.lastOutcome).toMatchObject({ ok: true });
     expect(filesContaining(dir, marker)).toEqual([]);
+    // Each failed attempt told the operator's log, with the debt it left outstanding.
+    const failed = logged.filter((l) => l.includes("rebuild to generation"));
+    expect(failed.length).toBe(2);
+    expect(failed[0]).toMatch(/failed: EIO.*erasure debt 1 outstanding/u);
     await store.close();
   });
 });
