@@ -133,8 +133,16 @@ export class Daemon {
     const dataDir = path.resolve(options.dataDir);
     const clock = options.clock ?? Date.now;
     const log = options.log ?? ((line: string) => console.error(line));
+    if (fs.existsSync(dataDir) && !fs.statSync(dataDir).isDirectory()) {
+      throw new DaemonBootError(`${dataDir} is not a directory (--data names the data directory)`);
+    }
     if (options.boot === "existing" && !fs.existsSync(dataDir)) {
       throw new DaemonBootError(`no data directory at ${dataDir} (run create-domain first)`);
+    }
+    // Refused before storage opens: opening creates wal/ and a preallocated log, which a
+    // refused start used to leave in a directory that was never Canopy's.
+    if (options.boot === "existing" && !holdsStorage(dataDir)) {
+      throw new DaemonBootError(`${dataDir} holds no domain (run create-domain, or serve --create-if-missing)`);
     }
     // Entries stream from storage straight into the node (a large snapshot is never one map).
     const loader = DirectoryNode.loader(new CryptoRandom());
@@ -337,6 +345,11 @@ export function bootWarnings(boot: BootView): string[] {
     out.push(`canopy: boot cut a torn write of ${boot.tornBytesCut} bytes at the end of the log (a crash mid-write)`);
   }
   return out;
+}
+
+/** Whether `dataDir` has a Canopy store in it (its log or snapshot directory). */
+function holdsStorage(dataDir: string): boolean {
+  return ["wal", "snap"].some((name) => fs.existsSync(path.join(dataDir, name)));
 }
 
 /** Takes the node booted from the store's entries, or mints the domain, as the mode allows. */

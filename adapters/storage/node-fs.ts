@@ -21,7 +21,8 @@ export class NodeFileSystem implements FileSystem {
   private readonly fds = new Map<string, { readonly fd: number; readonly mode: FdMode }>();
 
   constructor(readonly root: string) {
-    fs.mkdirSync(root, { recursive: true });
+    // Private when created here: the files hold every value in plain text until erased.
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
   }
 
   /** Absolute path of a port path. */

@@ -105,9 +105,17 @@ describe("create-domain", () => {
     const missing = await runCli(["serve", "--data", path.join(makeTempDir(), "absent")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/create-domain/);
-    const empty = await runCli(["serve", "--data", makeTempDir(), "--http", "127.0.0.1:0"]);
+    const foreign = makeTempDir();
+    fs.writeFileSync(path.join(foreign, "notes.txt"), "someone else's");
+    const empty = await runCli(["serve", "--data", foreign, "--http", "127.0.0.1:0"]);
     expect(empty.code).toBe(1);
     expect(empty.stderr).toMatch(/holds no domain/);
+    // Refused before storage opened: nothing was written into a directory that is not Canopy's.
+    expect(fs.readdirSync(foreign)).toEqual(["notes.txt"]);
+    const file = path.join(foreign, "notes.txt");
+    const notDir = await runCli(["serve", "--data", file, "--create-if-missing", "--http", "127.0.0.1:0"]);
+    expect(notDir.code).toBe(1);
+    expect(notDir.stderr).toMatch(/is not a directory/);
   });
 });
 
