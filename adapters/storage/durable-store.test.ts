@@ -103,6 +103,22 @@ describe("DurableStore", () => {
     await again.store.close();
   });
 
+  it("a snapshot entry that does not decode is named with its file, not quoted", async () => {
+    const dir = tempDir();
+    const { store } = await DurableStore.open(dir);
+    for (let i = 0; i < 20; i++) store.commit([put(`o/${i}`, JSON.stringify({ secret: `s3cret-value-${i}` }))]);
+    store.commit([put("o/7", "s3cret, not JSON")]);
+    store.rotate();
+    await store.whenRebuildIdle();
+    await store.close();
+    const refused = await DurableStore.openInto(dir, (_key, value) => void JSON.parse(value)).then(
+      () => "booted",
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/^snapshot snap\/gen-000001: entry "o\/7" is not valid JSON/u);
+    expect(refused).not.toMatch(/s3cret/u);
+  });
+
   it("a damaged or lost snapshot marker refuses the boot and erases nothing; restored, it boots", async () => {
     const dir = tempDir();
     const { store } = await DurableStore.open(dir);

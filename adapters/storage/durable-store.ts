@@ -164,11 +164,25 @@ export class DurableStore {
     const { wal, stalePaths, tornBytes, recordsReplayed, overridden } = tail;
     const replayed = performance.now();
     let count = overridden.entries;
-    await loadSnapshot(fs, snapshot, (key, value) => {
-      if (overridden.keys.has(key)) return;
-      count += 1;
-      sink(key, value);
-    });
+    // A snapshot that does not load is named, with the entry that did not decode; the error's
+    // own text may quote stored values, which the log must not carry.
+    const where = snapshot === null ? "" : `snapshot snap/gen-${String(snapshot.generation).padStart(6, "0")}`;
+    try {
+      await loadSnapshot(fs, snapshot, (key, value) => {
+        if (overridden.keys.has(key)) return;
+        count += 1;
+        try {
+          sink(key, value);
+        } catch (error) {
+          const why = error instanceof SyntaxError ? "not valid JSON" : "not a valid entry";
+          throw new StorageCorruptError(`${where}: entry ${JSON.stringify(key.slice(0, 80))} is ${why} (damaged?)`);
+        }
+      });
+    } catch (error) {
+      if (error instanceof StorageCorruptError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      throw new StorageCorruptError(`${where} (.level and its .done marker) does not load: ${message}`);
+    }
     const loaded = performance.now();
     for (const leftover of leftovers) await erasePath(fs.resolve(leftover));
     for (const stale of stalePaths) await erasePath(fs.resolve(stale));

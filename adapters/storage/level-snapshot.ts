@@ -60,7 +60,9 @@ export class LevelSnapshotFormat
       count += chunk.length;
     }
     if (count !== meta.entries) {
-      throw new StorageCorruptError(`snapshot ${meta.generation} does not match its marker`);
+      throw new StorageCorruptError(
+        `snapshot ${this.dataPath(meta.generation)} holds ${count} entries where its marker says ${meta.entries} (damaged?)`,
+      );
     }
   }
 
