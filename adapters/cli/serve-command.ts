@@ -61,7 +61,9 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
     server = await listen(createApp(daemon), bind.host, bind.port);
   } catch (error) {
     await daemon.close();
-    throw error;
+    // getaddrinfo ENOTFOUND, EADDRINUSE, EACCES...: say which flag it was about.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`--http ${bind.host}:${bind.port}: ${message}`);
   }
   const hostText = server.host.includes(":") ? `[${server.host}]` : server.host;
   const url = `http://${hostText}:${server.port}`;

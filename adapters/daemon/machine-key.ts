@@ -41,8 +41,17 @@ export function readMachineKey(dataDir: string): MachineKey | null {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   }
-  const parsed = JSON.parse(text) as Partial<Record<keyof MachineKey, unknown>>;
-  const { publicKey, secretKey, object } = parsed;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // The parser's message would quote the file, secret key included.
+    throw new Error(`${machineKeyFile} is not valid JSON (damaged? restore it from a backup)`);
+  }
+  if (typeof parsed !== "object" || parsed === null) {
+    throw new Error(`${machineKeyFile} is not a JSON object (damaged? restore it from a backup)`);
+  }
+  const { publicKey, secretKey, object } = parsed as Partial<Record<keyof MachineKey, unknown>>;
   if (typeof publicKey !== "string" || !hexKeyPattern.test(publicKey)) {
     throw new Error(`${machineKeyFile}: publicKey is not 64 lowercase hex characters`);
   }

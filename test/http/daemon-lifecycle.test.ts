@@ -89,6 +89,15 @@ describe("create-domain", () => {
     const again = await runCli(["create-domain", "--data", dir]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already holds a domain/);
+    expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    // A damaged key file is named, and its content (the secret key) is not echoed.
+    const good = fs.readFileSync(keyFile);
+    fs.writeFileSync(keyFile, Buffer.concat([good.subarray(0, 40), Buffer.from([0xff, 0x00])]));
+    const damaged = await runCli(["serve", "--data", dir, "--http", "127.0.0.1:0"]);
+    expect(damaged.code).toBe(1);
+    expect(damaged.stderr).toMatch(/machine\.key is not valid JSON/);
+    expect(damaged.stderr).not.toContain(good.subarray(0, 40).toString("utf8").slice(2, 30));
+    fs.writeFileSync(keyFile, good);
 
     const daemon = await startDaemon({ dataDir: dir });
     expect(daemon.domainName).toBe("example.test");
