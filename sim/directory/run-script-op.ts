@@ -201,20 +201,33 @@ function runAddRemove(
   op: Extract<ScriptOp, { verb: "add" | "remove" }>,
   nowMs: number,
 ): Result<unknown> {
+  const held = heldValueOf(node, labels, op, nowMs);
+  if (!held.ok) return held;
+  const { id, value, current } = held.value;
+  // The other values keep their meta, as a client's read-modify-write does.
+  const next = op.verb === "add" ? [...current, { value }] : current.filter((v) => v.value !== value);
+  if (op.verb === "add" && current.some((v) => v.value === value)) return ok(null);
+  return node.putAttribute(id, op.attribute, next, nowMs);
+}
+
+/**
+ * What a read-modify-write of one value starts from: the target, the value (a reference
+ * resolved to its GUID) and the attribute's present values, each with its meta.
+ */
+function heldValueOf(
+  node: DirectoryNode,
+  labels: Labels,
+  op: { readonly target: Ref; readonly attribute: string; readonly value: ValueArg },
+  nowMs: number,
+): Result<{ id: Guid; value: string; current: { value: string; meta?: Meta }[] }> {
   const target = resolveRef(node, labels, op.target, nowMs);
   if (!target.ok) return target;
   const value = resolveValue(node, labels, op.value, nowMs);
   if (!value.ok) return value;
   const record = node.dir.get(target.value);
   if (record === undefined) return refuse("no-such-object", `no object ${target.value}`);
-  const attr = node.dir.schema.attribute(op.attribute);
-  const name = attr?.name ?? op.attribute;
-  // The other values keep their meta, as a client's read-modify-write does.
-  const current = heldInputs(record, name);
-  const next =
-    op.verb === "add" ? [...current, { value: value.value }] : current.filter((v) => v.value !== value.value);
-  if (op.verb === "add" && current.some((v) => v.value === value.value)) return ok(null);
-  return node.putAttribute(target.value, op.attribute, next, nowMs);
+  const name = node.dir.schema.attribute(op.attribute)?.name ?? op.attribute;
+  return ok({ id: target.value, value: value.value, current: heldInputs(record, name) });
 }
 
 /** The attribute's present values as a write would give them back: each with its meta. */
@@ -230,29 +243,24 @@ function runMeta(
   op: Extract<ScriptOp, { verb: "meta" }>,
   nowMs: number,
 ): Result<unknown> {
-  const target = resolveRef(node, labels, op.target, nowMs);
-  if (!target.ok) return target;
-  const value = resolveValue(node, labels, op.value, nowMs);
-  if (!value.ok) return value;
+  const held = heldValueOf(node, labels, op, nowMs);
+  if (!held.ok) return held;
+  const { id, value } = held.value;
   const metaValues: string[] = [];
   for (const v of op.metaValues) {
     const resolved = resolveValue(node, labels, v, nowMs);
     if (!resolved.ok) return resolved;
     metaValues.push(resolved.value);
   }
-  const record = node.dir.get(target.value);
-  if (record === undefined) return refuse("no-such-object", `no object ${target.value}`);
-  const name = node.dir.schema.attribute(op.attribute)?.name ?? op.attribute;
   const key = node.dir.schema.attribute(op.key)?.name ?? op.key;
   // A value the attribute does not hold yet is added with the meta.
-  const held = heldInputs(record, name);
-  const current = held.some((v) => v.value === value.value) ? held : [...held, { value: value.value }];
+  const current = held.value.current.some((v) => v.value === value) ? held.value.current : [...held.value.current, { value }];
   const next = current.map((v) => {
-    if (v.value !== value.value) return v;
+    if (v.value !== value) return v;
     const meta: Record<string, readonly string[]> = { ...(v.meta ?? {}) };
     delete meta[key];
     if (metaValues.length > 0) meta[key] = metaValues;
     return Object.keys(meta).length === 0 ? { value: v.value } : { value: v.value, meta };
   });
-  return node.putAttribute(target.value, op.attribute, next, nowMs);
+  return node.putAttribute(id, op.attribute, next, nowMs);
 }
