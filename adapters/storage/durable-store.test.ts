@@ -119,6 +119,30 @@ describe("DurableStore", () => {
     expect(refused).not.toMatch(/s3cret/u);
   });
 
+  it("refuses a boot whose log after the newest snapshot is missing; an empty one accepts the loss", async () => {
+    const dir = tempDir();
+    const { store } = await DurableStore.open(dir);
+    for (let i = 0; i < 10; i++) store.commit([put(`o/${i}`, `v${i}`)]);
+    store.rotate();
+    store.commit([put("o/after", "acknowledged after the snapshot")]);
+    await store.whenRebuildIdle();
+    await store.close();
+    const log = path.join(dir, "wal", "gen-000002.log");
+    fs.rmSync(log);
+    const refused = await DurableStore.open(dir).then(
+      () => "booted",
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(/successor log wal\/gen-000002\.log is missing/u);
+    fs.writeFileSync(log, "");
+    const again = await DurableStore.open(dir);
+    expect(again.entries.size).toBe(10);
+    expect(again.entries.has("o/after")).toBe(false);
+    again.store.commit([put("o/new", "n")]);
+    await again.store.close();
+    expect((await DurableStore.open(dir).then(async (o) => (await o.store.close(), o.entries.get("o/new"))))).toBe("n");
+  });
+
   it("a damaged or lost snapshot marker refuses the boot and erases nothing; restored, it boots", async () => {
     const dir = tempDir();
     const { store } = await DurableStore.open(dir);

@@ -23,7 +23,7 @@
 import * as path from "node:path";
 import { assert } from "../../core/assert";
 import { ErasureDebt } from "../../core/wal/erasure-debt";
-import { generationOfName, walPath } from "../../core/wal/generation-names";
+import { generationOfName, parseGeneration, walPath } from "../../core/wal/generation-names";
 import type { KvBatch } from "../../core/wal/kv-batch";
 import {
   makeSnapshotDurable,
@@ -155,6 +155,7 @@ export class DurableStore {
     // proved continuous from the snapshot this boot relies on (a damaged marker used to make
     // the boot erase the only copy of the directory, then refuse for the missing logs).
     const leftovers = supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true);
+    if (snapshot !== null) requireSuccessorLog(fs, snapshot.generation);
     let tail: ReturnType<typeof openTail>;
     try {
       tail = openTail(fs, snapshot, sink);
@@ -430,6 +431,23 @@ function openTail(
     recordsReplayed: opened.records.length,
     overridden: { keys: new Set(finals.keys()), entries },
   };
+}
+
+/**
+ * A snapshot of generation N is built only after the rotation that sealed N made log N + 1
+ * durable, and a later snapshot would be the newest: so log N + 1 (or a later one) must be
+ * there. Missing, it took every write acknowledged since the snapshot with it, and the boot
+ * used to start a fresh log over the gap without a word.
+ */
+function requireSuccessorLog(fs: NodeFileSystem, generation: number): void {
+  const later = fs.list("wal").some((name) => (parseGeneration(name, ".log") ?? 0) > generation);
+  if (later) return;
+  const next = walPath(generation + 1);
+  throw new StorageCorruptError(
+    `snapshot ${generation} is the newest, but its successor log ${next} is missing: the writes acknowledged ` +
+      `after the snapshot are gone from this directory. Restore ${next} from a backup, or, to start from the ` +
+      `snapshot alone, create it empty (touch ${next}) and start again`,
+  );
 }
 
 /**
