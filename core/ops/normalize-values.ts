@@ -2,7 +2,8 @@ import type { Directory } from "../directory";
 import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { AttributeDef } from "../schema";
-import type { Meta } from "../store/record";
+import type { Meta, ValueAtom } from "../store/record";
+import type { Matching } from "../syntax";
 import { limits } from "../limits";
 import { matchKey, parseValue } from "../syntax";
 
@@ -19,6 +20,16 @@ export interface HeldValues {
 }
 
 export const nothingHeld: HeldValues = { values: new Set(), metaByKey: new Map() };
+
+/** What present atoms hold, for `normalizeValues` (`matching`: the attribute's rule). */
+export function heldValues(present: readonly ValueAtom[], matching: Matching): HeldValues {
+  return {
+    values: new Set(present.flatMap((a) => (a.value === null ? [] : [a.value]))),
+    metaByKey: new Map(
+      present.flatMap((a) => (a.value === null || a.meta === null ? [] : [[matchKey(matching, a.value), a.meta]])),
+    ),
+  };
+}
 
 export interface NormalizedValue {
   readonly key: string | null;

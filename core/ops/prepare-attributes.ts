@@ -5,10 +5,9 @@ import { fold } from "../naming";
 import type { AttributeDef } from "../schema";
 import { attachedFacetsAttribute, attributeProviders, surfaceOf } from "../schema";
 import type { ObjectRecord } from "../store/record";
-import { matchKey } from "../syntax";
 import { presentValues } from "../store/record";
-import type { HeldValues, NormalizedValue, ValueInput } from "./normalize-values";
-import { normalizeValues } from "./normalize-values";
+import type { NormalizedValue, ValueInput } from "./normalize-values";
+import { heldValues, normalizeValues } from "./normalize-values";
 
 export interface PreparedAttribute {
   readonly attr: AttributeDef;
@@ -45,12 +44,7 @@ export function prepareAttributes(
     }
     seen.add(fold(attr.value.name));
     const present = current === null ? [] : presentValues(current, attr.value.name);
-    const held: HeldValues = {
-      values: new Set(present.map((a) => a.value ?? "")),
-      metaByKey: new Map(
-        present.flatMap((a) => (a.value === null || a.meta === null ? [] : [[matchKey(attr.value.matching, a.value), a.meta]])),
-      ),
-    };
+    const held = heldValues(present, attr.value.matching);
     const values = normalizeValues(dir, attr.value, inputs, held);
     if (!values.ok) return values;
     prepared.push({ attr: attr.value, values: values.value });

@@ -5,9 +5,7 @@ import type { Guid } from "../guid";
 import { fold } from "../naming";
 import type { AttributeDef } from "../schema";
 import { attachedFacetsAttribute, surfaceOf } from "../schema";
-import { matchKey } from "../syntax";
-import type { HeldValues } from "./normalize-values";
-import { normalizeValues } from "./normalize-values";
+import { heldValues, normalizeValues } from "./normalize-values";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import { atomLife, lifeOf, lifeOfVersion, presentValues } from "../store/record";
 import { effectiveStage } from "../view/aging";
@@ -151,11 +149,7 @@ function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result
 function valuesProblem(dir: Directory, def: AttributeDef, atoms: readonly ValueAtom[]): string | null {
   const present = atoms.filter((a) => a.present && a.value !== null);
   const inputs = present.map((a) => (a.meta === null ? { value: a.value } : { value: a.value, meta: a.meta }));
-  const held: HeldValues = {
-    values: new Set(present.map((a) => a.value!)),
-    metaByKey: new Map(present.flatMap((a) => (a.meta === null ? [] : [[matchKey(def.matching, a.value!), a.meta]]))),
-  };
-  const written = normalizeValues(dir, def, inputs, held);
+  const written = normalizeValues(dir, def, inputs, heldValues(present, def.matching));
   if (!written.ok) return `${written.code}: ${written.message}`;
   const stored = new Set(present.map((a) => `${a.key}\u0000${a.value}`));
   for (const v of written.value) {
