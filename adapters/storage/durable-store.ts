@@ -21,7 +21,7 @@
  * - One process per data directory (a pid lock file, taken over when its owner is dead).
  */
 import * as path from "node:path";
-import { assert } from "../../core/assert";
+import { AssertionError, assert } from "../../core/assert";
 import { ErasureDebt } from "../../core/wal/erasure-debt";
 import { generationOfName, parseGeneration, walPath } from "../../core/wal/generation-names";
 import type { KvBatch } from "../../core/wal/kv-batch";
@@ -175,12 +175,13 @@ export class DurableStore {
         try {
           sink(key, value);
         } catch (error) {
+          if (error instanceof AssertionError) throw error; // a bug, not damage
           const why = error instanceof SyntaxError ? "not valid JSON" : "not a valid entry";
           throw new StorageCorruptError(`${where}: entry ${JSON.stringify(key.slice(0, 80))} is ${why} (damaged?)`);
         }
       });
     } catch (error) {
-      if (error instanceof StorageCorruptError) throw error;
+      if (error instanceof StorageCorruptError || error instanceof AssertionError) throw error;
       const message = error instanceof Error ? error.message : String(error);
       throw new StorageCorruptError(`${where} (.level and its .done marker) does not load: ${message}`);
     }
