@@ -28,6 +28,26 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** The boot's refusal message, or "booted" (and the store closed) if it booted. */
+async function refusalOf(opening: Promise<{ store: DurableStore }>): Promise<string> {
+  return opening.then(
+    async ({ store }) => (await store.close(), "booted"),
+    (error: Error) => error.message,
+  );
+}
+
+/** A closed directory with `n` entries in snapshot 1 and `tail` committed after it. */
+async function withSnapshot(n: number, value: (i: number) => string, tail: Array<[string, string]>): Promise<string> {
+  const dir = tempDir();
+  const { store } = await DurableStore.open(dir);
+  for (let i = 0; i < n; i++) store.commit([put(`o/${i}`, value(i))]);
+  store.rotate();
+  for (const [key, v] of tail) store.commit([put(key, v)]);
+  await store.whenRebuildIdle();
+  await store.close();
+  return dir;
+}
+
 const put = (key: string, value: string) => ({
   puts: [[key, value] as [string, string]],
   dels: [],
@@ -104,35 +124,17 @@ describe("DurableStore", () => {
   });
 
   it("a snapshot entry that does not decode is named with its file, not quoted", async () => {
-    const dir = tempDir();
-    const { store } = await DurableStore.open(dir);
-    for (let i = 0; i < 20; i++) store.commit([put(`o/${i}`, JSON.stringify({ secret: `s3cret-value-${i}` }))]);
-    store.commit([put("o/7", "s3cret, not JSON")]);
-    store.rotate();
-    await store.whenRebuildIdle();
-    await store.close();
-    const refused = await DurableStore.openInto(dir, (_key, value) => void JSON.parse(value)).then(
-      () => "booted",
-      (error: Error) => error.message,
-    );
+    const dir = await withSnapshot(20, (i) => (i === 7 ? "s3cret, not JSON" : JSON.stringify({ secret: `s3cret-value-${i}` })), []);
+    const refused = await refusalOf(DurableStore.openInto(dir, (_key, value) => void JSON.parse(value)));
     expect(refused).toMatch(/^snapshot snap\/gen-000001: entry "o\/7" is not valid JSON/u);
     expect(refused).not.toMatch(/s3cret/u);
   });
 
   it("refuses a boot whose log after the newest snapshot is missing; an empty one accepts the loss", async () => {
-    const dir = tempDir();
-    const { store } = await DurableStore.open(dir);
-    for (let i = 0; i < 10; i++) store.commit([put(`o/${i}`, `v${i}`)]);
-    store.rotate();
-    store.commit([put("o/after", "acknowledged after the snapshot")]);
-    await store.whenRebuildIdle();
-    await store.close();
+    const dir = await withSnapshot(10, (i) => `v${i}`, [["o/after", "acknowledged after the snapshot"]]);
     const log = path.join(dir, "wal", "gen-000002.log");
     fs.rmSync(log);
-    const refused = await DurableStore.open(dir).then(
-      () => "booted",
-      (error: Error) => error.message,
-    );
+    const refused = await refusalOf(DurableStore.open(dir));
     expect(refused).toMatch(/successor log wal\/gen-000002\.log is missing/u);
     fs.writeFileSync(log, "");
     const again = await DurableStore.open(dir);
@@ -144,21 +146,12 @@ describe("DurableStore", () => {
   });
 
   it("a damaged or lost snapshot marker refuses the boot and erases nothing; restored, it boots", async () => {
-    const dir = tempDir();
-    const { store } = await DurableStore.open(dir);
-    for (let i = 0; i < 30; i++) store.commit([put(`o/${i}`, `v${i}`)]);
-    store.rotate();
-    store.commit([put("o/tail", "t")]);
-    await store.whenRebuildIdle();
-    await store.close();
+    const dir = await withSnapshot(30, (i) => `v${i}`, [["o/tail", "t"]]);
     const marker = path.join(dir, "snap", "gen-000001.done");
     const good = fs.readFileSync(marker);
     for (const damage of [() => fs.writeFileSync(marker, Buffer.from([good[0]! ^ 1, ...good.subarray(1)])), () => fs.rmSync(marker)]) {
       damage();
-      const refused = await DurableStore.open(dir).then(
-        () => "booted",
-        (error: Error) => error.message,
-      );
+      const refused = await refusalOf(DurableStore.open(dir));
       expect(refused).toMatch(/kept, not erased: snap\/gen-000001\.level/u);
       expect(fs.existsSync(path.join(dir, "snap", "gen-000001.level"))).toBe(true);
       fs.writeFileSync(marker, good);
