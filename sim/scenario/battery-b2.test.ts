@@ -4,13 +4,7 @@
  * Method: as battery-b.test.ts, which runs the first half; the halves are two files so the
  * suite's two workers can share the battery's longest scenario.
  */
-import { describe, expect, it } from "vitest";
-import { batteryTimeoutMs, gcResidueFile, gcResidueSeeds, loadScenario, runBattery } from "./battery";
+import { describe } from "vitest";
+import { batteryPlan, batteryTests } from "./battery";
 
-describe("scenario battery B, second half of the purge-horizon residue seeds", () => {
-  const [from, to] = gcResidueSeeds("second");
-  it(`${gcResidueFile} passes and replays on seeds ${from}..${to}`, { timeout: batteryTimeoutMs }, () => {
-    const { failures } = runBattery(loadScenario(gcResidueFile), from, to);
-    expect(failures).toEqual([]);
-  });
-});
+describe("scenario battery B, second half of the purge-horizon residue seeds", () => batteryTests(batteryPlan.b2));
