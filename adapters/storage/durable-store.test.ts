@@ -7,6 +7,7 @@
  * directories under os.tmpdir(), removed
  * after each test; reopen in the same process after close().
  */
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -128,6 +129,28 @@ describe("DurableStore", () => {
     const refused = await refusalOf(DurableStore.openInto(dir, (_key, value) => void JSON.parse(value)));
     expect(refused).toMatch(/^snapshot snap\/gen-000001: entry "o\/7" is not valid JSON/u);
     expect(refused).not.toMatch(/s3cret/u);
+  });
+
+  it("a byte changed inside a snapshot's LevelDB files refuses the boot instead of changing a value", async () => {
+    // Values snappy cannot compress, so that their bytes stand literally in a table.
+    const token = (i: number) => createHash("sha256").update(`value ${i}`).digest("base64");
+    const dir = await withSnapshot(40, (i) => JSON.stringify({ name: token(i) }), []);
+    // A boot opens the snapshot's database, and LevelDB's recovery moves what its own log held
+    // into a table: reads of tables do not check LevelDB's block checksums (its log's records
+    // they do, and drop a damaged one, which the entry count catches).
+    await refusalOf(DurableStore.open(dir));
+    const level = path.join(dir, "snap", "gen-000001.level");
+    const needle = Buffer.from(token(17).slice(0, 12));
+    const tables = fs.readdirSync(level).filter((f) => f.endsWith(".ldb")).map((f) => path.join(level, f));
+    const holder = tables.find((f) => fs.readFileSync(f).includes(needle));
+    expect(holder, "the value's bytes are stored literally in a table").toBeDefined();
+    const bytes = fs.readFileSync(holder!);
+    const at = bytes.indexOf(needle) + needle.length - 1;
+    bytes[at] = bytes[at]! ^ 0x01; // one flipped bit in the value
+    fs.writeFileSync(holder!, bytes);
+    const refused = await refusalOf(DurableStore.open(dir));
+    expect(refused).toMatch(/^snapshot snap\/gen-000001\.level: its entries do not match the digest its marker holds/u);
+    expect(refused).not.toContain(token(17).slice(0, 8));
   });
 
   it("refuses a boot whose log after the newest snapshot is missing; an empty one accepts the loss", async () => {

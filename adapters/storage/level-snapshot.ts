@@ -13,6 +13,7 @@ import type { SnapshotFormat, SnapshotMeta } from "../../core/wal/snapshot-catal
 import { StorageCorruptError } from "../../core/wal/storage-errors";
 import { walLimits } from "../../core/wal/wal-limits";
 import type { NodeFileSystem } from "./node-fs";
+import { SnapshotDigest } from "./snapshot-digest";
 
 type Entries = AsyncIterable<readonly [string, string]>;
 
@@ -23,8 +24,14 @@ const readOpenFilesMax = 74;
 /** Entry bytes (UTF-16 code units) scanned per opening of a snapshot database. */
 const scanWindowBytesDefault = 32 * 2 ** 20;
 
+/** What a write made durable: the entry count and digest its marker must hold. */
+export interface LevelSnapshotWritten {
+  readonly entries: number;
+  readonly digest: number;
+}
+
 export class LevelSnapshotFormat
-  implements SnapshotFormat<Promise<Map<string, string>>, Promise<number>, Entries>
+  implements SnapshotFormat<Promise<Map<string, string>>, Promise<LevelSnapshotWritten>, Entries>
 {
   readonly kind = "level";
 
@@ -45,30 +52,38 @@ export class LevelSnapshotFormat
 
   /**
    * Hands every entry of a complete snapshot to `sink` in key order, chunk by chunk, without
-   * holding the snapshot in memory; throws once done if the count does not match the marker.
+   * holding the snapshot in memory; throws once done if the count or the digest does not match
+   * the marker (the entries handed over by then must be dropped).
    */
   async stream(meta: SnapshotMeta, sink: (key: string, value: string) => void): Promise<void> {
-    let count = 0;
+    const check = new ScanCheck(this.dataPath(meta.generation), meta);
     for await (const chunk of this.chunks(meta)) {
       for (let i = 0; i < chunk.length; i++) {
         const [key, value] = chunk[i]!;
         // Dropped as soon as handed over, so a value dies young instead of surviving (and
         // being promoted by) the collections that decoding the rest of the chunk triggers.
         chunk[i] = done;
+        check.add(key, value);
         sink(key, value);
       }
-      count += chunk.length;
     }
-    if (count !== meta.entries) {
-      throw new StorageCorruptError(
-        `snapshot ${this.dataPath(meta.generation)} holds ${count} entries where its marker says ${meta.entries} (damaged?)`,
-      );
-    }
+    check.end();
   }
 
-  /** Streams a complete snapshot's entries in key order, in chunks (the loop stays free). */
+  /**
+   * Streams a complete snapshot's entries in key order, in chunks (the loop stays free); throws
+   * after the last one if the count or the digest does not match the marker, so a rebuild
+   * reading a damaged snapshot fails instead of sealing the damage under a digest of its own.
+   */
   async *entries(meta: SnapshotMeta): AsyncGenerator<[string, string]> {
-    for await (const chunk of this.chunks(meta)) yield* chunk;
+    const check = new ScanCheck(this.dataPath(meta.generation), meta);
+    for await (const chunk of this.chunks(meta)) {
+      for (const entry of chunk) {
+        check.add(entry[0], entry[1]);
+        yield entry;
+      }
+    }
+    check.end();
   }
 
   /**
@@ -113,18 +128,20 @@ export class LevelSnapshotFormat
     }
   }
 
-  /** Writes a fresh database with `entries` (keys distinct), makes it durable, returns count. */
-  async write(generation: number, entries: Entries): Promise<number> {
+  /** Writes a fresh database with `entries` (keys distinct), makes it durable. */
+  async write(generation: number, entries: Entries): Promise<LevelSnapshotWritten> {
     const relative = this.dataPath(generation);
     const location = this.fs.resolve(relative);
     await fsp.rm(location, { recursive: true, force: true });
     const db = new ClassicLevel<string, string>(location, { errorIfExists: true });
     await db.open();
     let count = 0;
+    const digest = new SnapshotDigest();
     try {
       let chunk: Array<{ type: "put"; key: string; value: string }> = [];
       for await (const [key, value] of entries) {
         chunk.push({ type: "put", key, value });
+        digest.add(key, value);
         count += 1;
         if (chunk.length >= walLimits.snapshotChunkEntries) {
           await db.batch(chunk);
@@ -137,7 +154,37 @@ export class LevelSnapshotFormat
     }
     await syncTree(location);
     await syncDirectory(path.dirname(location));
-    return count;
+    return { entries: count, digest: digest.value };
+  }
+}
+
+/** A full scan's count and digest, compared with the marker's once the scan ends. */
+class ScanCheck {
+  private count = 0;
+  private readonly digest = new SnapshotDigest();
+
+  constructor(
+    private readonly where: string,
+    private readonly meta: SnapshotMeta,
+  ) {}
+
+  add(key: string, value: string): void {
+    this.count += 1;
+    this.digest.add(key, value);
+  }
+
+  end(): void {
+    if (this.count !== this.meta.entries) {
+      throw new StorageCorruptError(
+        `snapshot ${this.where} holds ${this.count} entries where its marker says ${this.meta.entries} (damaged?)`,
+      );
+    }
+    if (this.meta.digest !== undefined && this.digest.value !== this.meta.digest) {
+      throw new StorageCorruptError(
+        `snapshot ${this.where}: its entries do not match the digest its marker holds, so its data changed ` +
+          `after it was written (damaged?)`,
+      );
+    }
   }
 }
 

@@ -37,12 +37,13 @@ export async function buildSnapshot(input: RebuildInput): Promise<SnapshotMeta> 
   assert(target.generation > (input.previous?.generation ?? 0), "a rebuild moves forward");
   const overlay = await readOverlay(input);
   const entries = mergedEntries(input, overlay);
-  const count = await input.level.write(target.generation, entries);
+  const written = await input.level.write(target.generation, entries);
   const meta: SnapshotMeta = {
     generation: target.generation,
     lastSeq: target.lastSeq,
-    entries: count,
+    entries: written.entries,
     kind: "level",
+    digest: written.digest,
   };
   writeSnapshotMarker(input.fs, meta);
   return meta;

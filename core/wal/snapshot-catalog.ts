@@ -18,6 +18,11 @@ export interface SnapshotMeta {
   readonly lastSeq: number;
   readonly entries: number;
   readonly kind: SnapshotKind;
+  /**
+   * LevelDB snapshots: the digest of their entries (adapters/storage/snapshot-digest.ts), which
+   * every scan checks. Absent in markers written before it existed: those load unchecked.
+   */
+  readonly digest?: number;
 }
 
 /**
@@ -88,8 +93,13 @@ function readMarker(fs: FileSystem, generation: number): SnapshotMeta | null {
     meta["generation"] === generation &&
     Number.isSafeInteger(meta["lastSeq"]) &&
     Number.isSafeInteger(meta["entries"]) &&
-    (meta["kind"] === "file" || meta["kind"] === "level");
+    (meta["kind"] === "file" || meta["kind"] === "level") &&
+    (meta["digest"] === undefined || isUint32(meta["digest"]));
   return ok ? (parsed as SnapshotMeta) : null;
+}
+
+function isUint32(x: unknown): boolean {
+  return Number.isInteger(x) && (x as number) >= 0 && (x as number) <= 0xffffffff;
 }
 
 /**
