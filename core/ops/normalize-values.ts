@@ -5,6 +5,7 @@ import type { AttributeDef } from "../schema";
 import type { Meta, ValueAtom } from "../store/record";
 import type { Matching } from "../syntax";
 import { limits } from "../limits";
+import { attachedFacetsAttribute } from "../schema";
 import { matchKey, parseValue } from "../syntax";
 
 /** One value as a request carries it: a bare string or `{value, meta}`. */
@@ -128,6 +129,10 @@ function parseTyped(
   if (attr.syntax === "reference" && !held.has(parsed.value)) {
     const target = dir.get(parsed.value);
     if (target === undefined || target.existence.stage !== "alive") {
+      // SPEC's rule for attachedFacets is the specific one: no alive object is no facet either.
+      if (attr.name === attachedFacetsAttribute) {
+        return refuse("unknown-facet", `attachedFacets value ${parsed.value} is not a facet definition (no alive object has that GUID)`);
+      }
       return refuse("syntax-violation", `${attr.name}: reference ${parsed.value} dangles`);
     }
   }

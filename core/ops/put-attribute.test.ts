@@ -367,15 +367,11 @@ describe("attachedFacets", () => {
     expectRefused(s.node, s.people, "attachedFacets", [s.alice], "unknown-facet");
   });
 
-  it("a dangling attachedFacets value is a reference syntax violation", () => {
+  it("a GUID of no alive object in attachedFacets gives unknown-facet (SPEC's rule for it), other bad values syntax-violation", () => {
     const s = setup();
-    expectRefused(
-      s.node,
-      s.people,
-      "attachedFacets",
-      ["00000000-0000-4000-8000-000000000001"],
-      "syntax-violation",
-    );
+    expectRefused(s.node, s.people, "attachedFacets", ["00000000-0000-4000-8000-000000000001"], "unknown-facet");
+    expectRefused(s.node, s.people, "attachedFacets", ["not-a-guid"], "syntax-violation");
+    expectRefused(s.node, s.group, "member", ["00000000-0000-4000-8000-000000000001"], "syntax-violation");
   });
 
   it("detaching a facet whose attributes hold values gives facet-has-values", () => {

@@ -171,6 +171,7 @@ describe("attributes and values", () => {
 
   it("unknown-facet and facet-has-values (attachedFacets)", async () => {
     await expectRefusedWrite(() => put(people, "attachedFacets", [root]), "unknown-facet");
+    await expectRefusedWrite(() => put(people, "attachedFacets", ["00000000-0000-4000-8000-000000000001"]), "unknown-facet");
     const person = await api.idAt("/Configuration/Schema/person");
     expect((await put(people, "attachedFacets", [person])).status).toBe(200);
     expect((await put(people, "givenName", ["P"])).status).toBe(200);
