@@ -194,6 +194,20 @@ describe("mergeRecord", () => {
     expect(digest(out.record ?? undefined)).toBe([...digests][0]);
   });
 
+  it("a hardened tombstone's flag ends with its life: a later life's delete arrives unhardened, with its values", () => {
+    // This node hardened the first delete (life 1); elsewhere the object was restored (life 3)
+    // and deleted again (version 4). That delete's window runs from its own stamp.
+    const deleted: ObjectDelta = { id, existence: existence("deleted", at(2, 5)), placement: null, attrs: [] };
+    const redeleted: ObjectDelta = { ...restored, existence: existence("deleted", at(4, 12)) };
+    const hardened = { ...apply([created, deleted])!, attrs: new Map(), hardened: true };
+    const out = mergeRecord(hardened, redeleted, 9).record!;
+    expect(out.hardened).toBe(false);
+    expect([...(out.attrs.get("description")?.values() ?? [])].map((a) => a.value)).toEqual(["first"]);
+    // The same life's tombstone, arriving again with a newer stamp, stays hardened.
+    const again: ObjectDelta = { ...deleted, existence: existence("deleted", at(2, 7)) };
+    expect(mergeRecord(hardened, again, 9).record?.hardened ?? true).toBe(true);
+  });
+
   it("orders atoms of a later life above any atom of an earlier one, whatever their versions", () => {
     // The stale node wrote description three times in life 1 (version 3); the restore
     // re-originated it at version 2 in life 3. Life first: the restore's atom wins.

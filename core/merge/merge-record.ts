@@ -47,8 +47,15 @@ export function mergeRecord(
   const existence = mergeExistence(local, delta.existence, localUsn, discarded, delta.id);
   const placement = mergePlacement(local?.placement ?? null, delta.placement, localUsn, discarded, delta.id);
   // A hardened skeleton that a valid restore brings back alive takes values again (the restore
-  // re-originated them); while it stays a tombstone it takes none.
-  const hardened = (local?.hardened ?? false) && existence.value.stage !== "alive";
+  // re-originated them); while it stays a tombstone of the life that was hardened it takes none.
+  // A later life's delete (restored and deleted again elsewhere) is not hardened here: its own
+  // window runs from its own delete, and its values are the later life's (keeping the flag made
+  // this node refuse a restore in that window and drop values every other node holds).
+  const hardened =
+    local !== undefined &&
+    local.hardened &&
+    existence.value.stage !== "alive" &&
+    lifeOf(existence.value) === lifeOf(local.existence);
   const erased = existence.value.stage === "shredded" || hardened;
   const attrs = erased
     ? { value: new Map<string, Map<string, ValueAtom>>(), changed: (local?.attrs.size ?? 0) > 0 }
