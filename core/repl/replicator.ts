@@ -54,10 +54,18 @@ export class Replicator {
     const mark = this.node.replication.watermarks[partner];
     const { purgeAfterMs } = dir.replicationConfig();
     const last = mark?.lastSuccessMs ?? null;
-    if (last !== null && nowMs - last > purgeAfterMs) {
+    const refusal =
+      last !== null
+        ? nowMs - last > purgeAfterMs
+          ? `partner ${partner} last synced longer than maxTimeApart ago`
+          : null
+        : this.apartFromEveryone(nowMs, purgeAfterMs)
+          ? `partner ${partner} never synced, and this node completed no pull from any partner within maxTimeApart: it may hold objects the others purged`
+          : null;
+    if (refusal !== null) {
       if (!this.refusedJournaled.has(partner)) {
         this.refusedJournaled.add(partner);
-        dir.journal.add(nowMs, "pull-refused", `partner ${partner} last synced longer than maxTimeApart ago`);
+        dir.journal.add(nowMs, "pull-refused", refusal);
         this.node.markChanged();
       }
       return null;
@@ -79,6 +87,23 @@ export class Replicator {
       this.resumeAt.get(partner) ??
       (mark === undefined ? null : { invocation: mark.invocation, usn: mark.usn, propUsn: mark.usn });
     return this.request(partner, start, objectsMax);
+  }
+
+  /**
+   * A first pull from a partner is an initial sync, not judged by that pair's last pull. But a
+   * node whose every completed pull is older than the purge horizon (isolated that long, or
+   * restored to such an image) may hold objects the others purged, whoever it asks: an
+   * initial sync with a partner it never pulled from let it keep them alive for good
+   * (adversarial-scenario audit, twenty-third session). A node that never completed any pull
+   * (the domain's first node, or a fresh one) holds nothing of others to linger.
+   */
+  private apartFromEveryone(nowMs: number, purgeAfterMs: number): boolean {
+    let newest: number | null = null;
+    for (const mark of Object.values(this.node.replication.watermarks)) {
+      const at = mark.lastSuccessMs;
+      if (at !== null && (newest === null || at > newest)) newest = at;
+    }
+    return newest !== null && nowMs - newest > purgeAfterMs;
   }
 
   private request(

@@ -100,6 +100,13 @@ function nodeCheck(check: Extract<ExpectCheck, { node: string }>, ctx: ExpectCon
     }
     case "quarantine-seen":
       return ctx.probes.quarantineSeen.has(check.node) ? [] : ["quarantine never seen non-empty"];
+    case "refused": {
+      // The refusal is journaled once per partner, naming it (core/repl/replicator.ts).
+      const source = ctx.nodes.get(check.source)?.dir.nodeId;
+      if (source === undefined) return [`${check.source} is not running`];
+      const refused = node.journal().some((r) => r.kind === "pull-refused" && r.detail.includes(source));
+      return refused ? [] : [`no pull-refused record naming ${check.source} in the journal`];
+    }
     case "ghost-seen": {
       const label = "label" in check.ref ? check.ref.label : "";
       return ctx.probes.ghostSeen.has(`${check.node} ${label}`)

@@ -101,6 +101,16 @@ describe("labels", () => {
   });
 });
 
+describe("refused", () => {
+  it("names two running nodes, refuses an unknown one at its line, and prints back as read", () => {
+    const s = parseScenario(`${header}expect refused n2 n3\n`);
+    expect(s.expects[0]?.check).toEqual({ kind: "refused", node: "n2", source: "n3" });
+    expect(parseScenario(printScenario(s)).expects.map((e) => e.check)).toEqual(s.expects.map((e) => e.check));
+    expect(refusal(`${header}expect refused n2 n4\n`)).toMatch(/^line 5: .*n4/u);
+    expect(refusal(`${header}expect refused n2\n`)).toMatch(/^line 5: .*source node/u);
+  });
+});
+
 describe("journal kinds", () => {
   it("refuses a kind no journal record has", () => {
     const text = `${header}expect no-journal n2 rollback-detcted\n`;

@@ -381,6 +381,8 @@ function parseCheck(c: Cursor): ExpectCheck {
     case "latched-then-healed":
     case "quarantine-seen":
       return { kind, node: c.word("node") };
+    case "refused":
+      return { kind, node: c.word("node"), source: c.word("source node") };
     case "ghost-seen":
       return { kind, node: c.word("node"), ref: ref(c) };
     default:
@@ -541,6 +543,7 @@ function checkLabels(check: ExpectCheck): string[] {
     case "no-journal":
     case "latched-then-healed":
     case "quarantine-seen":
+    case "refused":
       return [];
   }
 }

@@ -283,6 +283,7 @@ function validate(s: Scenario, at: Draft["at"]): void {
   for (const e of s.expects) {
     for (const id of e.on ?? []) known(id, e.line);
     if ("node" in e.check) known(e.check.node, e.line);
+    if ("source" in e.check) known(e.check.source, e.line);
   }
   checkScript(s.steps, s.expects);
 }

@@ -155,6 +155,8 @@ function checkText(c: ExpectCheck): string {
     case "latched-then-healed":
     case "quarantine-seen":
       return `${c.kind} ${c.node}`;
+    case "refused":
+      return `refused ${c.node} ${c.source}`;
     case "ghost-seen":
       return `ghost-seen ${c.node} ${refText(c.ref)}`;
   }

@@ -144,6 +144,7 @@ export type ExpectCheck =
   | { readonly kind: "path"; readonly ref: Ref; readonly path: string }
   | { readonly kind: "journal" | "no-journal"; readonly node: string; readonly journalKind: string }
   | { readonly kind: "latched-then-healed"; readonly node: string }
+  | { readonly kind: "refused"; readonly node: string; readonly source: string }
   | { readonly kind: "quarantine-seen"; readonly node: string }
   | { readonly kind: "ghost-seen"; readonly node: string; readonly ref: Ref };
 
