@@ -241,15 +241,21 @@ describe("purging deleted definitions", () => {
     expect(s.node.journal().at(-1)?.detail).toMatch(/kept 1 deleted definitions still in use/);
   });
 
-  it("purges the tombstone once nothing holding values names it any more", () => {
+  it("purges the tombstone once nothing that holds values or may still be restored names it", () => {
     const s = facetOverDeletedAttribute();
     unwrap(s.node.gc(at(purgeS + 10)));
     unwrap(s.node.delete(s.facet, at(purgeS + 20)));
     // Within the facet's restore window a restore would bring its reference back: kept.
     unwrap(s.node.gc(at(purgeS + 21)));
     expect(s.node.dir.get(s.badge)).toBeDefined();
-    // Past it, the facet holds nothing: the attribute's tombstone goes.
+    // Past the window here, a restore made elsewhere inside it may still be on its way: kept
+    // until the facet's own purge horizon (the facet is hardened now, so it keeps them all).
     unwrap(s.node.gc(at(purgeS + 20 + restoreS + 1)));
+    expect(s.node.dir.get(s.facet)?.hardened).toBe(true);
+    expect(s.node.dir.get(s.badge)).toBeDefined();
+    // Past that, the facet's tombstone and the attribute's go together.
+    unwrap(s.node.gc(at(purgeS + 20 + purgeS + 1)));
+    expect(s.node.dir.get(s.facet)).toBeUndefined();
     expect(s.node.dir.get(s.badge)).toBeUndefined();
     expect(s.node.dir.schema.quarantined).toEqual([]);
   });

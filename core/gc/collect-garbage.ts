@@ -68,10 +68,12 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
   // Definition tombstones that records holding values still depend on stay (definitions-in-use.ts).
   let kept = 0;
   if (doomedDefinitions > 0) {
-    const inUse = definitionsInUse(dir, nowMs);
+    const inUse = definitionsInUse(dir, nowMs, purgeHorizonMs);
     const purgeable: Guid[] = [];
     for (const id of doomed) {
-      if (!inUse.has(id)) {
+      const record = dir.get(id);
+      const used = inUse.ids.has(id) || (inUse.all && record !== undefined && isDefinitionRecord(record));
+      if (!used) {
         purgeable.push(id);
         continue;
       }

@@ -28,18 +28,40 @@ export function isDefinitionRecord(record: ObjectRecord): boolean {
   return definitionClasses.has(record.existence.className);
 }
 
-/** The ids that records still holding values at `nowMs` depend on (see above); one walk of the store. */
-export function definitionsInUse(dir: Directory, nowMs: number): Set<Guid> {
-  const out = new Set<Guid>();
+/**
+ * What the purge must keep: `ids`, or every definition tombstone when `all`.
+ * A deleted record aged past its restore window here may still come back: a restore made on
+ * another node inside the window (by its clock) can arrive after this node's GC judged the
+ * window over (adversarial-scenario audit, twenty-third session: the GC purged an attribute a
+ * facet restored elsewhere named, and the facet stayed quarantined on this node for good while
+ * the other node compiled it). The window in effect is at most half the purge horizon
+ * (core/directory.ts `replicationConfig`), so such a restore arrives before the record's own
+ * purge: until then the record keeps what it names. Once hardened it no longer says which
+ * definitions it names (its values are gone), so a hardened definition keeps them all.
+ */
+export interface DefinitionsInUse {
+  readonly ids: ReadonlySet<Guid>;
+  readonly all: boolean;
+}
+
+/** The definitions records still holding values, or still restorable elsewhere, depend on (see above); one walk of the store. */
+export function definitionsInUse(dir: Directory, nowMs: number, purgeHorizonMs: number): DefinitionsInUse {
+  const ids = new Set<Guid>();
+  let all = false;
   for (const record of dir.store.all()) {
-    // Alive, or deleted within the restore window; a shredded or aged record holds nothing.
-    if (effectiveStage(dir, record, nowMs) === "shredded") continue;
-    out.add(record.existence.classId);
+    // Alive, or deleted within the restore window; a shredded record holds nothing. An aged
+    // delete holds until its own purge horizon (a restore may be on its way).
+    if (effectiveStage(dir, record, nowMs) === "shredded") {
+      const restorable = record.existence.stage === "deleted" && record.existence.stamp.atMs >= purgeHorizonMs;
+      if (!restorable) continue;
+      if (record.hardened && isDefinitionRecord(record)) all = true;
+    }
+    ids.add(record.existence.classId);
     if (!isDefinitionRecord(record)) continue;
-    if (record.placement.parent !== null) out.add(record.placement.parent);
+    if (record.placement.parent !== null) ids.add(record.placement.parent);
     for (const name of schemaReferences) {
-      for (const atom of presentValues(record, name)) if (atom.value !== null) out.add(atom.value as Guid);
+      for (const atom of presentValues(record, name)) if (atom.value !== null) ids.add(atom.value as Guid);
     }
   }
-  return out;
+  return { ids, all };
 }
