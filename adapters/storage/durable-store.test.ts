@@ -239,6 +239,37 @@ describe("DurableStore", () => {
     await store.close();
   });
 
+  it("a rebuild request arriving in a batch's last round starts the next batch: a shred's debt is paid", async () => {
+    const dir = tempDir();
+    const { store } = await DurableStore.open(dir);
+    store.commit([put("o/a", "1")]);
+    store.rotate();
+    const nextOutcome = async (): Promise<boolean> => {
+      const seen = store.view().rebuild.lastOutcome;
+      // Bounded: a round takes milliseconds; 5 s without one means none is coming.
+      for (let i = 0; i < 5000; i++) {
+        if (store.view().rebuild.lastOutcome !== seen) return true;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      return false;
+    };
+    // A request during every round, past the 64 rounds one batch serves; the last is a shred's.
+    let rounds = 0;
+    for (; rounds < 70 && store.view().rebuild.running; rounds++) {
+      if (rounds === 69) store.markErasureDebt();
+      store.commit([put(`o/${rounds}`, rounds === 69 ? "overwrites a shredded value" : "x")]);
+      store.rotate();
+      if (!(await nextOutcome())) break;
+    }
+    expect(rounds).toBe(70);
+    await store.whenRebuildIdle();
+    const view = store.view();
+    expect(view.rebuild.pending).toBe(false);
+    expect(view.erasureDebt).toBe(0);
+    expect(view.snapshotGeneration).toBe(view.marks.generation - 1);
+    await store.close();
+  });
+
   it("reports logical sizes: the active log's records (file size: allocatedBytes)", async () => {
     const dir = tempDir();
     const { store } = await DurableStore.open(dir);
