@@ -17,7 +17,8 @@ export interface ListeningServer {
 }
 
 export async function listen(app: Koa, host: string, port: number): Promise<ListeningServer> {
-  const server = http.createServer(app.callback());
+  const drain = new Drain(app.callback());
+  const server = http.createServer((req, res) => drain.handle(req, res));
   server.on("clientError", answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -27,7 +28,51 @@ export async function listen(app: Koa, host: string, port: number): Promise<List
     });
   });
   const address = server.address() as AddressInfo;
-  return { server, host, port: address.port, close: () => closeServer(server) };
+  return {
+    server,
+    host,
+    port: address.port,
+    close: () => {
+      drain.start();
+      return closeServer(server);
+    },
+  };
+}
+
+/**
+ * Shutdown stops accepting requests on open keep-alive connections too, not only new
+ * connections (server.close() alone does that much): a busy client kept writing, and getting
+ * answers, until the grace period cut its connection mid-request (concurrency audit,
+ * twenty-third session). Once draining, a request that arrives is answered `503
+ * shutting-down`, and every answer, those of requests in flight included, closes its
+ * connection, so close() completes as soon as the requests in flight are answered.
+ */
+class Drain {
+  private draining = false;
+  private readonly inFlight = new Set<http.ServerResponse>();
+
+  constructor(private readonly handler: http.RequestListener) {}
+
+  handle(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (this.draining) {
+      const body = JSON.stringify({ error: "shutting-down", message: "the daemon is shutting down" });
+      res.writeHead(transportStatus["shutting-down"], {
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": Buffer.byteLength(body),
+        Connection: "close",
+      });
+      res.end(body);
+      return;
+    }
+    this.inFlight.add(res);
+    res.once("close", () => this.inFlight.delete(res));
+    void this.handler(req, res);
+  }
+
+  start(): void {
+    this.draining = true;
+    for (const res of this.inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
+  }
 }
 
 function closeServer(server: http.Server): Promise<void> {

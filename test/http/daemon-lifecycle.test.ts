@@ -4,13 +4,15 @@
  * identity is stable across restarts, create-domain enrolls the machine (machine.key with
  * mode 0600) and refuses a directory that holds a domain, serve refuses a directory without
  * one unless --create-if-missing, --help works for the program and each command, and bad
- * flags exit 2. Method: real child processes (`node --import tsx adapters/cli/canopy.ts`) on
+ * flags exit 2; at SIGTERM, busy keep-alive clients are told `shutting-down` and nothing
+ * acknowledged is lost. Method: real child processes (`node --import tsx adapters/cli/canopy.ts`) on
  * temp dirs and loopback ports; state read back over HTTP and from the data directory.
  */
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { KeepAliveClient } from "../daemon/keep-alive-client";
 import { cleanup, client, makeTempDir, runCli, startDaemon, valuesOf } from "./daemon-harness";
 
 afterAll(async () => {
@@ -52,6 +54,54 @@ describe("restart persistence", () => {
     expect(after.boot).toMatchObject({ mode: "booted" });
     expect(after.boot.recordsReplayed + after.boot.snapshotEntries).toBeGreaterThan(0);
     expect(await second.stop("SIGINT")).toBe(0);
+  });
+
+  it("SIGTERM stops busy keep-alive clients at once (shutting-down or closed); every acknowledged write survives", async () => {
+    const first = await startDaemon();
+    const api = client(first.url);
+    const lanes = 4;
+    const ids: string[] = [];
+    for (let lane = 0; lane < lanes; lane++) ids.push((await api.create(await api.idAt("/"), `lane${lane}`, "organizationalUnit")).id);
+    const keepAlive = new KeepAliveClient(first.url, lanes);
+    const acked = new Map<string, number>();
+    const endings: string[] = [];
+    const total = (): number => [...acked.values()].reduce((a, b) => a + b, 0);
+    const lane = async (id: string): Promise<void> => {
+      // Bounded: the daemon stops answering within its grace period after the signal.
+      for (let n = 1; n <= 20_000; n++) {
+        try {
+          const r = await keepAlive.json("PUT", `/api/objects/${id}/attributes/description`, { values: [{ value: `v${n}` }] });
+          if (r.status === 200) {
+            acked.set(id, n);
+            continue;
+          }
+          endings.push(`${r.status} ${r.body?.error}`);
+        } catch (error) {
+          endings.push(`transport ${(error as Error).message}`);
+        }
+        return;
+      }
+    };
+    const running = ids.map(lane);
+    for (let i = 0; i < 400 && total() < 200; i++) await new Promise((r) => setTimeout(r, 10));
+    const ackedBefore = total();
+    first.child.kill("SIGTERM");
+    await Promise.all(running);
+    keepAlive.close();
+    expect(await first.stop("SIGTERM")).toBe(0);
+    // Requests in flight when the signal lands are answered; after that each lane is told no
+    // (503 shutting-down on its open connection, or its connection is closed and no new one
+    // is accepted). Without draining, the lanes went on writing for the whole 5 s grace period
+    // (thousands of acks) and were then cut mid-request.
+    expect(total() - ackedBefore).toBeLessThan(100);
+    for (const e of endings) expect(e).toMatch(/^(503 shutting-down|transport (read ECONNRESET|connect ECONNREFUSED|socket hang up))/u);
+    const second = await startDaemon({ dataDir: first.dataDir });
+    const again = client(second.url);
+    for (const [id, n] of acked) {
+      const values = valuesOf((await again.get(`/api/objects/${id}`)).body, "description") ?? [];
+      expect(Number((values[0] ?? "v0").slice(1)), `lane ${id}`).toBeGreaterThanOrEqual(n);
+    }
+    expect(await second.stop("SIGTERM")).toBe(0);
   });
 
   it("an acknowledged write survives SIGKILL (ack after durable)", async () => {
