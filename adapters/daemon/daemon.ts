@@ -7,8 +7,8 @@
  * Decisions:
  * - A failed commit marks storage dead: the waiting writes and every later write get
  *   `storage-dead` (a transport-level refusal, outside SPEC's table); reads go on in memory.
- *   Reads may observe writes of the current turn before they are durable (read-uncommitted
- *   for at most one turn); a write is only acknowledged once durable. The writes whose own
+ *   Reads and refusals over HTTP wait for the flush of the current turn (`committed()`), so
+ *   they show only durable writes; a write is only acknowledged once durable. The writes whose own
  *   commit failed have an unknown outcome: they stay visible to reads until a restart, and
  *   the failed append or fsync may or may not have reached the disk (ARCHITECTURE.md).
  * - A shred (or a GC that hardened or purged) makes `ready()` report erasure: the store's debt
@@ -180,6 +180,21 @@ export class Daemon {
   }
 
   /**
+   * Resolves once the writes applied so far are flushed (the flush of the current turn, if
+   * one is scheduled). The API's reads and refusals wait for it, so that nothing a client is
+   * shown can still be taken back by a crash: a read used to see a write of the same turn
+   * before it was durable, and after a kill -9 the node's usn went back and a value read
+   * before was gone (concurrency audit, twenty-third session). Bounded: under a steady stream
+   * of writes a later turn may have applied more by the time the flush is done; after three
+   * flushes the read goes ahead with those (at most one turn's writes, not yet durable).
+   * Resolving within the microtasks after a flush, a read runs before any later I/O callback
+   * can apply another write.
+   */
+  async committed(): Promise<void> {
+    for (let flushes = 0; flushes < 3 && this.commits.hasPending; flushes++) await this.commits.drain();
+  }
+
+  /**
    * Applies a write now and resolves once it is durable. A refusal resolves at once: the
    * core changed nothing, so there is nothing to wait for.
    */
@@ -187,7 +202,12 @@ export class Daemon {
     const refused = this.refuseWrites();
     if (refused !== null) return refused;
     const result = run(this.node, this.clock());
-    if (!result.ok) return result;
+    if (!result.ok) {
+      // A refusal may rest on a write of this turn (name-in-use after a create not yet
+      // durable): it is answered once that write is, or as storage-dead if its flush failed.
+      await this.committed();
+      return this.store.dead ? storageDead(this.store.view().deadReason ?? "unknown I/O error") : result;
+    }
     try {
       await this.commits.whenDurable();
     } catch (error) {

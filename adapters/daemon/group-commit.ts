@@ -29,7 +29,12 @@ export class GroupCommit {
     return this.pending;
   }
 
-  /** Waits for a scheduled flush, whatever its outcome (shutdown). */
+  /** Whether writes applied so far wait for a flush that has not run yet. */
+  get hasPending(): boolean {
+    return this.pending !== null;
+  }
+
+  /** Waits for a scheduled flush, whatever its outcome (shutdown, reads). */
   async drain(): Promise<void> {
     const pending = this.pending;
     if (pending !== null) await pending.catch(() => undefined);

@@ -1,7 +1,8 @@
 /**
  * The HTTP API of SPEC "Endpoints" as a Koa app. Glue only: decode the request, call the
- * daemon (which calls the core), render the result. Reads answer from memory at once, also
- * while a group commit is pending; writes answer after their batch is durable.
+ * daemon (which calls the core), render the result. Reads answer from memory once the writes
+ * applied before them are durable (the current turn's group commit); writes answer after
+ * their batch is durable.
  */
 import Router from "@koa/router";
 import Koa from "koa";
@@ -24,6 +25,10 @@ export function createApp(daemon: Daemon, options: AppOptions = {}): Koa {
   registerNodeRoutes(router, daemon);
   registerObjectRoutes(router, daemon);
   app.use(errorEnvelope(log));
+  app.use(async (ctx, next) => {
+    if (ctx.method === "GET" || ctx.method === "HEAD") await daemon.committed();
+    await next();
+  });
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
