@@ -22,8 +22,9 @@ export function lockDirectory(dataDir: string): () => void {
   const lockPath = path.resolve(dataDir, lockFileName);
   const started = startTimeOf(process.pid);
   const mine = started === null ? String(process.pid) : `${process.pid} ${started}`;
-  // Two attempts: the first may find a stale lock, which is removed before the second.
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // Three attempts: a stale lock is removed before the next one, and a starter racing this
+  // one may have removed it first (then the exclusive create decides between the two).
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
       fs.writeFileSync(lockPath, mine, { flag: "wx" });
       heldHere.add(lockPath);
@@ -31,14 +32,52 @@ export function lockDirectory(dataDir: string): () => void {
     } catch (error) {
       if (!isCode(error, "EEXIST")) throw error;
     }
-    const owner = ownerOf(fs.readFileSync(lockPath, "utf8"));
+    let text: string;
+    try {
+      text = fs.readFileSync(lockPath, "utf8");
+    } catch (error) {
+      if (isCode(error, "ENOENT")) continue; // released or taken away meanwhile: try again
+      throw error;
+    }
+    const owner = ownerOf(text);
     if (owner !== null && isHeld(lockPath, owner)) {
       const who = owner.pid === process.pid ? "this process" : `process ${owner.pid}`;
       throw new DirectoryLockedError(`data directory ${dataDir} is in use by ${who}`);
     }
-    fs.rmSync(lockPath, { force: true });
+    removeStaleLock(lockPath, text);
   }
   throw new DirectoryLockedError(`could not lock data directory ${dataDir}`);
+}
+
+/**
+ * Removes the lock file if it still holds `stale`, the text judged stale; true when it did.
+ * Two starters that both judged one lock stale used to remove it both: the second removal
+ * could take the first one's fresh lock, and then both created theirs (concurrency audit,
+ * twenty-third session). The file is moved aside first (rename is atomic) and checked: when
+ * it is not the stale lock, another starter's fresh lock was moved, and it is put back (a link
+ * fails only if a third starter created a lock in between: three starters at once on one
+ * crashed directory are not guarded against).
+ */
+export function removeStaleLock(lockPath: string, stale: string): boolean {
+  const aside = `${lockPath}.stale-${process.pid}`;
+  try {
+    fs.renameSync(lockPath, aside);
+  } catch (error) {
+    if (isCode(error, "ENOENT")) return false; // another starter moved it first
+    throw error;
+  }
+  const moved = fs.readFileSync(aside, "utf8");
+  if (moved !== stale) {
+    try {
+      fs.linkSync(aside, lockPath);
+    } catch (error) {
+      if (!isCode(error, "EEXIST")) throw error;
+    }
+    fs.rmSync(aside, { force: true });
+    return false;
+  }
+  fs.rmSync(aside, { force: true });
+  return true;
 }
 
 /** Lock files this process holds (a second open of the same directory here is refused). */

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { encodeRecord } from "../../core/wal/record-codec";
 import { StorageDeadError } from "../../core/wal/storage-errors";
 import { walLimits } from "../../core/wal/wal-limits";
-import { DirectoryLockedError } from "./directory-lock";
+import { DirectoryLockedError, removeStaleLock } from "./directory-lock";
 import { bootWarnings } from "../daemon/daemon";
 import { DurableStore } from "./durable-store";
 
@@ -364,6 +364,20 @@ describe("DurableStore", () => {
     expect(fs.readFileSync(path.join(dir, "LOCK"), "utf8")).toMatch(new RegExp(`^${process.pid}( [0-9]+)?$`, "u"));
     await again.store.close();
     expect(fs.existsSync(path.join(dir, "LOCK"))).toBe(false);
+  });
+
+  it("removes a stale lock only if it is still that lock: a racing starter's fresh lock is put back", () => {
+    const dir = tempDir();
+    const lock = path.join(dir, "LOCK");
+    // The other starter judged "999999999" stale too, removed it first and wrote its own.
+    fs.writeFileSync(lock, "4242 777");
+    expect(removeStaleLock(lock, "999999999")).toBe(false);
+    expect(fs.readFileSync(lock, "utf8")).toBe("4242 777");
+    expect(fs.readdirSync(dir)).toEqual(["LOCK"]);
+    fs.writeFileSync(lock, "999999999");
+    expect(removeStaleLock(lock, "999999999")).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    expect(removeStaleLock(lock, "999999999")).toBe(false); // gone already
   });
 
   it("takes over a lock naming its own pid that it does not hold (a container restart reuses the pid)", async () => {
