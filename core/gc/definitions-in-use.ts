@@ -37,7 +37,9 @@ export function isDefinitionRecord(record: ObjectRecord): boolean {
  * the other node compiled it). The window in effect is at most half the purge horizon
  * (core/directory.ts `replicationConfig`), so such a restore arrives before the record's own
  * purge: until then the record keeps what it names. Once hardened it no longer says which
- * definitions it names (its values are gone), so a hardened definition keeps them all.
+ * definitions it names (its values are gone), so a hardened definition keeps them all; so does
+ * one that arrived hardened at its source (a skeleton without values: the flag is local, and
+ * a receiver whose clock is behind still sees it inside its window; second scenario audit).
  */
 export interface DefinitionsInUse {
   readonly ids: ReadonlySet<Guid>;
@@ -51,11 +53,12 @@ export function definitionsInUse(dir: Directory, nowMs: number, purgeHorizonMs: 
   for (const record of dir.store.all()) {
     // Alive, or deleted within the restore window; a shredded record holds nothing. An aged
     // delete holds until its own purge horizon (a restore may be on its way).
-    if (effectiveStage(dir, record, nowMs) === "shredded") {
-      const restorable = record.existence.stage === "deleted" && record.existence.stamp.atMs >= purgeHorizonMs;
-      if (!restorable) continue;
-      if (record.hardened && isDefinitionRecord(record)) all = true;
-    }
+    const restorable = record.existence.stage === "deleted" && record.existence.stamp.atMs >= purgeHorizonMs;
+    if (!restorable && effectiveStage(dir, record, nowMs) === "shredded") continue;
+    // A deleted definition hardened here, or arrived as a skeleton (hardened at its source:
+    // values gone, the flag is local, and this node's clock may still see it in its window):
+    // either way it no longer says what it names.
+    if (restorable && isDefinitionRecord(record) && (record.hardened || !holdsValues(record))) all = true;
     ids.add(record.existence.classId);
     if (!isDefinitionRecord(record)) continue;
     if (record.placement.parent !== null) ids.add(record.placement.parent);
@@ -64,4 +67,10 @@ export function definitionsInUse(dir: Directory, nowMs: number, purgeHorizonMs: 
     }
   }
   return { ids, all };
+}
+
+/** Whether any attribute of the record holds a present value. */
+function holdsValues(record: ObjectRecord): boolean {
+  for (const atoms of record.attrs.values()) for (const atom of atoms.values()) if (atom.present) return true;
+  return false;
 }
