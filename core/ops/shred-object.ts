@@ -29,9 +29,18 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   const guarded = guardRemoval(dir, id);
   if (!guarded.ok) return guarded;
   // Records already effectively shredded (hardened, or aged past the restore window) are left
-  // alone: re-stamping them would resurrect, on partners that purged them, a record they
-  // refuse (scenarios/regressions/shred-restamps-purged-tombstone.scn).
-  const doomed = shownSubtree(dir, id).filter((r) => effectiveStage(dir, r, atMs) !== "shredded");
+  // alone once their delete is older than half the purge horizon: re-stamping them would
+  // resurrect, on partners that purged them, a record they refuse (a partner's clock may run
+  // ahead: scenarios/regressions/shred-restamps-purged-tombstone.scn). Younger ones are
+  // stamped shredded: a restore made elsewhere inside their window (at most half the horizon)
+  // may be on its way, and an unstamped member came back alive with its values under the
+  // shredded parent (regressions/subtree-shred-covers-aged-member-scripted).
+  const { purgeAfterMs } = dir.replicationConfig();
+  const doomed = shownSubtree(dir, id).filter(
+    (r) =>
+      effectiveStage(dir, r, atMs) !== "shredded" ||
+      (r.existence.stage === "deleted" && atMs - r.existence.stamp.atMs <= purgeAfterMs / 2),
+  );
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
   for (const record of doomed) {
