@@ -259,8 +259,9 @@ export interface DurabilityScope {
 
 /**
  * Oracle 2: every acknowledged atom is on every node with its stamp or a higher one; its
- * object may be missing only when that node purged a tombstone (known exactly when the scope
- * says what each node purged, else whenever the node ever ran GC). A value atom is judged only
+ * object may be missing only when that node purged a tombstone, or never held it while
+ * another node purged it (known exactly when the scope says what each node purged, else
+ * whenever the node ever ran GC). A value atom is judged only
  * while its object is alive in the life the atom was written in: on a tombstone it is hidden
  * (and hardening erases it), and a restore that began a later life superseded it.
  */

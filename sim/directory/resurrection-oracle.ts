@@ -50,6 +50,19 @@ export class ResurrectionOracle {
     this.memory.set(simId, { seenUsn: 0, best: new Map(), purged });
   }
 
+  /**
+   * Whether `simId` never held the object (in its memory since its last rollback) while
+   * another node's GC purged it: a node that joins or comes back after every holder purged a
+   * tombstone can never receive it, as SPEC intends (the durability oracle blamed it for
+   * lacking an acknowledged object; fourth scenario audit).
+   */
+  purgedElsewhereUnseen(simId: string, id: Guid): boolean {
+    const m = this.memory.get(simId);
+    if (m !== undefined && (m.best.has(id) || m.purged.has(id))) return false;
+    for (const [other, memory] of this.memory) if (other !== simId && memory.purged.has(id)) return true;
+    return false;
+  }
+
   notePurged(simId: string, ids: readonly Guid[]): void {
     const m = this.of(simId);
     for (const id of ids) {

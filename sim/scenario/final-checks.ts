@@ -97,7 +97,7 @@ export function finalViolations(
     "durability",
     durabilityViolations(run.dw.ledger, judged, {
       ackedBy,
-      purged: (n, id) => run.oracle.wasPurged(n, id),
+      purged: (n, id) => run.oracle.wasPurged(n, id) || run.oracle.purgedElsewhereUnseen(n, id),
     }),
   );
   const resurrection: string[] = [];
