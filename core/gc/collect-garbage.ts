@@ -5,7 +5,7 @@ import { residueFloorKey } from "../store/record";
 import { compareStamps } from "../store/stamp";
 import { msToTimestamp } from "../syntax";
 import { effectiveStage } from "../view/aging";
-import { definitionsInUse, isDefinitionRecord } from "./definitions-in-use";
+import { definitionsInUse, isDefinitionRecord, keepsDefinition } from "./definitions-in-use";
 import { tombstoneAncestorsKept } from "./tombstone-ancestors";
 
 export interface GcOutcome {
@@ -72,8 +72,7 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
     const purgeable: Guid[] = [];
     for (const id of doomed) {
       const record = dir.get(id);
-      const used = inUse.ids.has(id) || (inUse.all && record !== undefined && isDefinitionRecord(record));
-      if (!used) {
+      if (record === undefined || !keepsDefinition(inUse, record, purgeAfterMs)) {
         purgeable.push(id);
         continue;
       }

@@ -37,19 +37,39 @@ export function isDefinitionRecord(record: ObjectRecord): boolean {
  * the other node compiled it). The window in effect is at most half the purge horizon
  * (core/directory.ts `replicationConfig`), so such a restore arrives before the record's own
  * purge: until then the record keeps what it names. Once hardened it no longer says which
- * definitions it names (its values are gone), so a hardened definition keeps them all; so does
- * one that arrived hardened at its source (a skeleton without values: the flag is local, and
- * a receiver whose clock is behind still sees it inside its window; second scenario audit).
+ * definitions it names (its values are gone), nor does one that arrived hardened at its
+ * source (a skeleton without values: the flag is local, and a receiver whose clock is behind
+ * still sees it inside its window; second scenario audit). Such a definition can only name a
+ * definition whose delete its creator had not yet received when it created it (a node that
+ * knows a definition is deleted refuses to name it), and a delete reaches every partner within
+ * the horizon (partners apart longer are refused). Definitions are never moved or renamed,
+ * so their placement stamp is their creation: a definition tombstone deleted at T may be named
+ * by one created before T + horizon. It stays while such a definition, hardened or a skeleton,
+ * is within its own horizon; a schema deleting definitions all the time still purges every
+ * tombstone (keeping them all, regardless of creation, kept them for ever: review of the
+ * first version).
  */
 export interface DefinitionsInUse {
   readonly ids: ReadonlySet<Guid>;
-  readonly all: boolean;
+  /**
+   * The earliest creation (placement stamp) of a deleted definition within its horizon that
+   * no longer says what it names, or null: every definition tombstone deleted after this
+   * minus the horizon stays.
+   */
+  readonly unknownNamesFromMs: number | null;
+}
+
+/** Whether the purge must keep the definition tombstone `record` (see above). */
+export function keepsDefinition(inUse: DefinitionsInUse, record: ObjectRecord, purgeAfterMs: number): boolean {
+  if (inUse.ids.has(record.id)) return true;
+  const from = inUse.unknownNamesFromMs;
+  return from !== null && isDefinitionRecord(record) && from < record.existence.stamp.atMs + purgeAfterMs;
 }
 
 /** The definitions records still holding values, or still restorable elsewhere, depend on (see above); one walk of the store. */
 export function definitionsInUse(dir: Directory, nowMs: number, purgeHorizonMs: number): DefinitionsInUse {
   const ids = new Set<Guid>();
-  let all = false;
+  let unknownNamesFromMs: number | null = null;
   for (const record of dir.store.all()) {
     // Alive, or deleted within the restore window; a shredded record holds nothing. An aged
     // delete holds until its own purge horizon (a restore may be on its way).
@@ -58,7 +78,10 @@ export function definitionsInUse(dir: Directory, nowMs: number, purgeHorizonMs: 
     // A deleted definition hardened here, or arrived as a skeleton (hardened at its source:
     // values gone, the flag is local, and this node's clock may still see it in its window):
     // either way it no longer says what it names.
-    if (restorable && isDefinitionRecord(record) && (record.hardened || !holdsValues(record))) all = true;
+    if (restorable && isDefinitionRecord(record) && (record.hardened || !holdsValues(record))) {
+      const created = record.placement.stamp.atMs;
+      if (unknownNamesFromMs === null || created < unknownNamesFromMs) unknownNamesFromMs = created;
+    }
     ids.add(record.existence.classId);
     if (!isDefinitionRecord(record)) continue;
     if (record.placement.parent !== null) ids.add(record.placement.parent);
@@ -66,7 +89,7 @@ export function definitionsInUse(dir: Directory, nowMs: number, purgeHorizonMs: 
       for (const atom of presentValues(record, name)) if (atom.value !== null) ids.add(atom.value as Guid);
     }
   }
-  return { ids, all };
+  return { ids, unknownNamesFromMs };
 }
 
 /** Whether any attribute of the record holds a present value. */

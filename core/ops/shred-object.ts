@@ -2,6 +2,7 @@ import type { Directory } from "../directory";
 import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
+import type { ObjectRecord } from "../store/record";
 import { checkProtectedAndUsed, guardRemoval } from "./delete-object";
 import { requireKnownClass, requireObject } from "./gates";
 import { shownSubtree } from "./subtree";
@@ -21,7 +22,8 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   }
   const found = requireObject(dir, id);
   if (!found.ok) return found;
-  if (effectiveStage(dir, found.value, atMs) === "shredded") {
+  const { purgeAfterMs } = dir.replicationConfig();
+  if (!shreddable(dir, found.value, atMs, purgeAfterMs)) {
     return refuse("already-deleted", `object ${id} is already shredded (or aged past its restore window)`);
   }
   const known = requireKnownClass(dir, found.value);
@@ -29,18 +31,13 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   const guarded = guardRemoval(dir, id);
   if (!guarded.ok) return guarded;
   // Records already effectively shredded (hardened, or aged past the restore window) are left
-  // alone once their delete is older than half the purge horizon: re-stamping them would
+  // alone (see shreddable) once their delete is older than half the purge horizon: re-stamping them would
   // resurrect, on partners that purged them, a record they refuse (a partner's clock may run
   // ahead: scenarios/regressions/shred-restamps-purged-tombstone.scn). Younger ones are
   // stamped shredded: a restore made elsewhere inside their window (at most half the horizon)
   // may be on its way, and an unstamped member came back alive with its values under the
   // shredded parent (regressions/subtree-shred-covers-aged-member-scripted).
-  const { purgeAfterMs } = dir.replicationConfig();
-  const doomed = shownSubtree(dir, id).filter(
-    (r) =>
-      effectiveStage(dir, r, atMs) !== "shredded" ||
-      (r.existence.stage === "deleted" && atMs - r.existence.stamp.atMs <= purgeAfterMs / 2),
-  );
+  const doomed = shownSubtree(dir, id).filter((r) => shreddable(dir, r, atMs, purgeAfterMs));
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
   for (const record of doomed) {
@@ -49,4 +46,15 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   }
   dir.refreshSchema();
   return ok(doomed.length);
+}
+
+/**
+ * Alive, deleted within the window, or deleted and aged past it less than half the purge
+ * horizon ago: a restore made on another node inside the window may be on its way, and the
+ * shred's stamp must beat it (the object itself too: a shred of a just-aged object was refused
+ * `already-deleted`, and the restore then brought its values back; review of the day's fixes).
+ */
+function shreddable(dir: Directory, record: ObjectRecord, atMs: number, purgeAfterMs: number): boolean {
+  if (effectiveStage(dir, record, atMs) !== "shredded") return true;
+  return record.existence.stage === "deleted" && atMs - record.existence.stamp.atMs <= purgeAfterMs / 2;
 }
