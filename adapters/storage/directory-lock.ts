@@ -28,6 +28,7 @@ export function lockDirectory(dataDir: string): () => void {
     try {
       fs.writeFileSync(lockPath, mine, { flag: "wx" });
       heldHere.add(lockPath);
+      removeLeftAside(lockPath);
       return () => releaseLock(lockPath, mine);
     } catch (error) {
       if (!isCode(error, "EEXIST")) throw error;
@@ -78,6 +79,18 @@ export function removeStaleLock(lockPath: string, stale: string): boolean {
   }
   fs.rmSync(aside, { force: true });
   return true;
+}
+
+/**
+ * Removes `LOCK.stale-PID` files a starter that died between moving a lock aside and removing
+ * or putting it back left behind; only the lock's holder does it, so none is in use.
+ */
+function removeLeftAside(lockPath: string): void {
+  const dir = path.dirname(lockPath);
+  const prefix = `${path.basename(lockPath)}.stale-`;
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith(prefix)) fs.rmSync(path.join(dir, name), { force: true });
+  }
 }
 
 /** Lock files this process holds (a second open of the same directory here is refused). */

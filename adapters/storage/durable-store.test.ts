@@ -366,7 +366,7 @@ describe("DurableStore", () => {
     expect(fs.existsSync(path.join(dir, "LOCK"))).toBe(false);
   });
 
-  it("removes a stale lock only if it is still that lock: a racing starter's fresh lock is put back", () => {
+  it("removes a stale lock only if it is still that lock: a racing starter's fresh lock is put back", async () => {
     const dir = tempDir();
     const lock = path.join(dir, "LOCK");
     // The other starter judged "999999999" stale too, removed it first and wrote its own.
@@ -378,6 +378,12 @@ describe("DurableStore", () => {
     expect(removeStaleLock(lock, "999999999")).toBe(true);
     expect(fs.readdirSync(dir)).toEqual([]);
     expect(removeStaleLock(lock, "999999999")).toBe(false); // gone already
+    // A starter that died between moving a lock aside and putting it back left it there: the
+    // next holder removes it.
+    fs.writeFileSync(`${lock}.stale-31337`, "4242 777");
+    const { store } = await DurableStore.open(dir);
+    expect(fs.readdirSync(dir).filter((f) => f.startsWith("LOCK"))).toEqual(["LOCK"]);
+    await store.close();
   });
 
   it("takes over a lock naming its own pid that it does not hold (a container restart reuses the pid)", async () => {

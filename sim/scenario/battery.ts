@@ -40,7 +40,7 @@ const everySeed = (file: string): BatteryEntry => ({ file, from: 1, to: batteryS
  * share it instead of one worker running it alone at the end.
  */
 export const gcResidueFile = "scenarios/gc-residue-under-crashes.scn";
-const middle = Math.floor(batterySeeds / 2);
+const middle = Math.max(1, Math.floor(batterySeeds / 2));
 
 /**
  * Which scenario file runs on which seeds in which battery test file (battery-X.test.ts runs
@@ -66,7 +66,8 @@ export const batteryPlan = {
     ),
     { file: gcResidueFile, from: 1, to: middle },
   ],
-  b2: [{ file: gcResidueFile, from: middle + 1, to: batterySeeds }],
+  // Empty when SIM_SEEDS is 1 (the first half then holds the only seed).
+  b2: middle < batterySeeds ? [{ file: gcResidueFile, from: middle + 1, to: batterySeeds }] : [],
   c: [
     "scenarios/schema-before-dependencies.scn",
     "scenarios/partition-three-two.scn",
@@ -82,6 +83,7 @@ export function loadScenario(relative: string): Scenario {
 
 /** The tests of one battery file: each entry passes and replays on its seeds. */
 export function batteryTests(entries: readonly BatteryEntry[]): void {
+  if (entries.length === 0) it.skip(`no seeds for this file at SIM_SEEDS=${batterySeeds}`, () => {});
   for (const { file, from, to } of entries) {
     const seeds = from === 1 && to === batterySeeds ? `${batterySeeds} seeds` : `seeds ${from}..${to}`;
     it(`${file} passes and replays on ${seeds}`, { timeout: batteryTimeoutMs }, () => {
