@@ -55,13 +55,11 @@ class Drain {
 
   handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     if (this.draining) {
-      const body = JSON.stringify({ error: "shutting-down", message: "the daemon is shutting down" });
-      res.writeHead(transportStatus["shutting-down"], {
-        "Content-Type": "application/json; charset=utf-8",
-        "Content-Length": Buffer.byteLength(body),
-        Connection: "close",
-      });
-      res.end(body);
+      // The body is read (and dropped) first: closing a connection with unread bytes in it
+      // resets it, and the client could lose the answer. The grace period bounds a slow one.
+      req.once("end", () => refuseShuttingDown(res));
+      req.once("error", () => res.destroy());
+      req.resume();
       return;
     }
     this.inFlight.add(res);
@@ -73,6 +71,17 @@ class Drain {
     this.draining = true;
     for (const res of this.inFlight) if (!res.headersSent) res.setHeader("Connection", "close");
   }
+}
+
+function refuseShuttingDown(res: http.ServerResponse): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = JSON.stringify({ error: "shutting-down", message: "the daemon is shutting down" });
+  res.writeHead(transportStatus["shutting-down"], {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(body),
+    Connection: "close",
+  });
+  res.end(body);
 }
 
 function closeServer(server: http.Server): Promise<void> {
