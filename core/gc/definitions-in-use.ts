@@ -29,7 +29,8 @@ export function isDefinitionRecord(record: ObjectRecord): boolean {
 }
 
 /**
- * What the purge must keep: `ids`, or every definition tombstone when `all`.
+ * What the purge must keep: `ids`, and the tombstones `keepsDefinition` adds for definitions
+ * that no longer say what they name.
  * A deleted record aged past its restore window here may still come back: a restore made on
  * another node inside the window (by its clock) can arrive after this node's GC judged the
  * window over (adversarial-scenario audit, twenty-third session: the GC purged an attribute a
@@ -43,7 +44,7 @@ export function isDefinitionRecord(record: ObjectRecord): boolean {
  * definition whose delete its creator had not yet received when it created it (a node that
  * knows a definition is deleted refuses to name it), and a delete reaches every partner within
  * the horizon (partners apart longer are refused). Definitions are never moved or renamed,
- * so their placement stamp is their creation: a definition tombstone deleted at T may be named
+ * so their placement stamp is their creation (a restore leaves it): a definition tombstone deleted at T may be named
  * by one created before T + horizon. It stays while such a definition, hardened or a skeleton,
  * is within its own horizon; a schema deleting definitions all the time still purges every
  * tombstone (keeping them all, regardless of creation, kept them for ever: review of the
