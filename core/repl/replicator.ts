@@ -54,14 +54,7 @@ export class Replicator {
     const mark = this.node.replication.watermarks[partner];
     const { purgeAfterMs } = dir.replicationConfig();
     const last = mark?.lastSuccessMs ?? null;
-    const refusal =
-      last !== null
-        ? nowMs - last > purgeAfterMs
-          ? `partner ${partner} last synced longer than maxTimeApart ago`
-          : null
-        : this.apartFromEveryone(nowMs, purgeAfterMs)
-          ? `partner ${partner} never synced, and this node completed no pull from any partner within maxTimeApart: it may hold objects the others purged`
-          : null;
+    const refusal = this.refusalOf(partner, last, nowMs, purgeAfterMs);
     if (refusal !== null) {
       if (!this.refusedJournaled.has(partner)) {
         this.refusedJournaled.add(partner);
@@ -89,13 +82,23 @@ export class Replicator {
     return this.request(partner, start, objectsMax);
   }
 
+  /** Why a pull from `partner` is refused (apart longer than maxTimeApart), or null. */
+  private refusalOf(partner: Guid, last: number | null, nowMs: number, purgeAfterMs: number): string | null {
+    if (last !== null) {
+      return nowMs - last > purgeAfterMs ? `partner ${partner} last synced longer than maxTimeApart ago` : null;
+    }
+    if (!this.apartFromEveryone(nowMs, purgeAfterMs)) return null;
+    return `partner ${partner} never synced, and this node completed no pull from any partner within maxTimeApart: it may hold objects the others purged`;
+  }
+
   /**
    * A first pull from a partner is an initial sync, not judged by that pair's last pull. But a
    * node whose every completed pull is older than the purge horizon (isolated that long, or
    * restored to such an image) may hold objects the others purged, whoever it asks: an
    * initial sync with a partner it never pulled from let it keep them alive for good
    * (adversarial-scenario audit, twenty-third session). A node that never completed any pull
-   * (the domain's first node, or a fresh one) holds nothing of others to linger.
+   * (the domain's first node, or a fresh one) is allowed: nothing says how old its state is
+   * (restored to an image from before its first pull, it is the open case in ARCHITECTURE).
    */
   private apartFromEveryone(nowMs: number, purgeAfterMs: number): boolean {
     let newest: number | null = null;
