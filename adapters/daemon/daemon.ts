@@ -195,8 +195,8 @@ export class Daemon {
   }
 
   /**
-   * Applies a write now and resolves once it is durable. A refusal resolves at once: the
-   * core changed nothing, so there is nothing to wait for.
+   * Applies a write now and resolves once it is durable. A refusal changed nothing, but it is
+   * answered only once the writes before it are durable (see `committed()`).
    */
   async write<T>(run: (node: DirectoryNode, nowMs: number) => Result<T>): Promise<DaemonResult<T>> {
     const refused = this.refuseWrites();
@@ -206,7 +206,7 @@ export class Daemon {
       // A refusal may rest on a write of this turn (name-in-use after a create not yet
       // durable): it is answered once that write is, or as storage-dead if its flush failed.
       await this.committed();
-      return this.store.dead ? storageDead(this.store.view().deadReason ?? "unknown I/O error") : result;
+      return this.deadStorage() ?? result;
     }
     try {
       await this.commits.whenDurable();
@@ -268,8 +268,12 @@ export class Daemon {
     if (this.closing) {
       return { ok: false, code: "shutting-down", message: "the daemon is shutting down" };
     }
-    if (this.store.dead) return storageDead(this.store.view().deadReason ?? "unknown I/O error");
-    return null;
+    return this.deadStorage();
+  }
+
+  /** The storage-dead refusal once the store died (null while it lives). */
+  private deadStorage(): DriverRefusal | null {
+    return this.store.dead ? storageDead(this.store.view().deadReason ?? "unknown I/O error") : null;
   }
 
   private storageCommand(run: () => unknown): DaemonResult<StorageView> {

@@ -339,7 +339,7 @@ export class DurableStore {
       // A request that arrived during the batch's last round starts the next batch: dropping
       // it left a shred's erasure debt unpaid, its plaintext in the files, until some later
       // rotation, which on a quiet node may never come (concurrency audit, twenty-third session).
-      if (this.rebuildPending && !this.closing && !this.dead) {
+      if (this.rebuildPending && !this.dead) {
         this.rebuildPending = false;
         this.requestRebuild();
       }
