@@ -11,6 +11,8 @@ interface NodeMemory {
   readonly best: Map<Guid, Existence>;
   /** Objects this node's GC purged. */
   readonly purged: Set<Guid>;
+  /** Set by a rollback until the next look: the records then seen are the image's own. */
+  imageUnread: boolean;
 }
 
 /**
@@ -33,7 +35,7 @@ export class ResurrectionOracle {
   private of(simId: string): NodeMemory {
     let m = this.memory.get(simId);
     if (m === undefined) {
-      m = { seenUsn: 0, best: new Map(), purged: new Set() };
+      m = { seenUsn: 0, best: new Map(), purged: new Set(), imageUnread: false };
       this.memory.set(simId, m);
     }
     return m;
@@ -42,12 +44,15 @@ export class ResurrectionOracle {
   /**
    * A restored disk starts a fresh memory of existences, but not of purges: what the node
    * purged before the image is still gone from it, and what it purged after comes back only
-   * as the tombstone the image held (swarm seed 1041 with a purge horizon: forgetting them,
-   * the durability oracle took those absences for lost objects).
+   * as the record the image held (swarm seed 1041 with a purge horizon: forgetting them,
+   * the durability oracle took those absences for lost objects). An image older than the
+   * object's delete holds it alive: that is the image, not a resurrection, so the next look
+   * forgets those purges (regressions/image-before-delete-then-purge-scripted.scn); whether
+   * the node then learns the delete again is the convergence oracle's to judge.
    */
   rolledBack(simId: string): void {
     const purged = this.memory.get(simId)?.purged ?? new Set<Guid>();
-    this.memory.set(simId, { seenUsn: 0, best: new Map(), purged });
+    this.memory.set(simId, { seenUsn: 0, best: new Map(), purged, imageUnread: true });
   }
 
   /**
@@ -82,9 +87,12 @@ export class ResurrectionOracle {
     if (usn === m.seenUsn) return;
     // A node never reuses USNs; a lower counter means a restored disk: look at everything.
     const from = usn < m.seenUsn ? 0 : m.seenUsn;
+    const image = m.imageUnread;
+    m.imageUnread = false;
     for (const { id } of node.dir.store.changedAfter(from, Number.MAX_SAFE_INTEGER)) {
       const record = node.dir.get(id);
       if (record === undefined) continue;
+      if (image && record.existence.stage === "alive") m.purged.delete(id);
       this.examine(simId, m, id, record.existence, out);
       // A hardened skeleton a restore brings back is an alive record again (merge-record.ts
       // clears the flag): kept, it kept GC off the record's residue on this node alone.
