@@ -152,6 +152,31 @@ describe("WriteAheadLog", () => {
     expect(keysOf(WriteAheadLog.open(fs).records)).toEqual(["a", "c"]);
   });
 
+  it("refuses, leaving the file as it is, damage in the store's first record with whole records behind it", () => {
+    // A cut there would leave the store empty, and a daemon may create a new domain in an
+    // empty store: one flipped byte in the creation batch lost the whole domain.
+    const fs = new MemoryFileSystem();
+    const { wal } = WriteAheadLog.open(fs);
+    wal.append(put("domain", "x".repeat(40)));
+    wal.append(put("b"));
+    wal.append(put("c"));
+    wal.sync();
+    const file = fs.read(wal.activePath)!;
+    file[20] = (file[20] ?? 0) ^ 0xff;
+    fs.write(wal.activePath, file);
+    fs.sync(wal.activePath);
+    expect(() => WriteAheadLog.open(fs)).toThrow(/damaged in its first record \(byte 0\).*2 whole, checksummed records follow it \(seq 2-3\)/);
+    expect(fs.read(wal.activePath)).toEqual(file);
+    // A torn first record with nothing whole behind it (a crash inside the first commit) is cut.
+    const torn = new MemoryFileSystem();
+    const first = WriteAheadLog.open(torn).wal;
+    torn.writeAt(first.activePath, 0, encodeRecord(1, put("domain")).subarray(0, 9));
+    torn.sync(first.activePath);
+    const reopened = WriteAheadLog.open(torn);
+    expect(reopened.records).toEqual([]);
+    expect(reopened.tornBytes).toBe(9);
+  });
+
   it("a shorter new record after a cut never brings back an older record behind it", () => {
     // What a crash with out-of-order writeback may leave: record 3 torn (a page lost), the
     // following record 4 intact. A new record 3 that ends exactly where the old record 4 begins

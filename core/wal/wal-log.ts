@@ -123,7 +123,9 @@ export class WriteAheadLog {
     }
     for (const [index, generation] of live.entries()) {
       const newest = index === live.length - 1;
-      const replay = replayGeneration(fs, generation, lastSeq, newest);
+      // Nothing before this generation's records: no snapshot, no older generation.
+      const first = start.generation === 0 && start.seq === 0 && index === 0;
+      const replay = replayGeneration(fs, generation, lastSeq, newest, first);
       for (const record of replay.records) records.push(record);
       lastSeq = replay.records.at(-1)?.seq ?? lastSeq;
       tornBytes += replay.tornBytes;
@@ -297,6 +299,7 @@ function replayGeneration(
   generation: number,
   lastSeq: number,
   newest: boolean,
+  first: boolean,
 ): GenerationReplay {
   const path = walPath(generation);
   // Scanned and checked here, before zeroFill below changes the file; records copy their text.
@@ -319,6 +322,18 @@ function replayGeneration(
   const lastGood = records.at(-1)?.seq ?? lastSeq;
   const whole = wholeRecordsBetween(bytes, validBytes + 1, validBytes + tornBytes, lastGood);
   const wholeRecordsCut = whole === null ? null : { path, atByte: validBytes, ...whole };
+  // Damage in the store's very first record with whole records behind it: the cut would leave
+  // no record at all, and a store that opens empty is one a daemon may create a new domain in
+  // (`serve --create-if-missing`, what `npm start` runs). One flipped byte in a young domain's
+  // creation batch zeroed every record behind it and then minted a new domain over the
+  // directory (operator audit, twenty-fourth session). Refused with the file left as it is.
+  if (whole !== null && first && records.length === 0) {
+    throw new StorageCorruptError(
+      `log ${path} is damaged in its first record (byte ${validBytes}), and ${whole.count} whole, checksummed ` +
+        `records follow it (seq ${whole.firstSeq}-${whole.lastSeq}): cutting them would leave the store empty, so ` +
+        `the log is left as it is. Restore the data directory from a backup, or move it aside to start afresh`,
+    );
+  }
   // Zeroed, not truncated: the file keeps its allocation, and no byte of the torn write (nor a
   // whole older record behind it) can be read as a record once new ones are written here.
   zeroFill(fs, path, validBytes, validBytes + tornBytes);

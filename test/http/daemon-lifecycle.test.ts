@@ -160,6 +160,24 @@ describe("create-domain", () => {
     expect(await daemon.stop()).toBe(0);
   });
 
+  it("a damaged first log record with whole records behind it is refused, never replaced by a new domain", async () => {
+    const dir = path.join(makeTempDir(), "damaged");
+    expect((await runCli(["create-domain", "--data", dir])).code).toBe(0);
+    // A boot re-mints the invocation and commits it: a second record behind the creation batch.
+    const daemon = await startDaemon({ dataDir: dir });
+    expect(await daemon.stop()).toBe(0);
+    const log = path.join(dir, "wal", fs.readdirSync(path.join(dir, "wal")).find((n) => n.endsWith(".log"))!);
+    const bytes = fs.readFileSync(log);
+    bytes[100] = (bytes[100] ?? 0) ^ 0xff;
+    fs.writeFileSync(log, bytes);
+    const run = await runCli(["serve", "--data", dir, "--create-if-missing", "--http", "127.0.0.1:0"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/damaged in its first record \(byte 0\).*whole, checksummed records follow it/);
+    expect(run.stdout).not.toMatch(/serving domain/);
+    // Left as it was: the records behind the damage can still be recovered from the file.
+    expect(fs.readFileSync(log).equals(bytes)).toBe(true);
+  });
+
   it("serve without --create-if-missing refuses a directory without a domain", async () => {
     const missing = await runCli(["serve", "--data", path.join(makeTempDir(), "absent")]);
     expect(missing.code).toBe(1);
