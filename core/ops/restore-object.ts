@@ -42,20 +42,22 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   if (stage !== "deleted") {
     return refuse("not-restorable", `the restore window of object ${id} has elapsed`);
   }
-  const deleteRoot = record.existence.deleteRoot ?? id;
-  const lifted = subtree(dir, id, (r) => r.existence.deleteRoot === deleteRoot).filter(
-    (r) => r.existence.stage === "deleted" && r.existence.deleteRoot === deleteRoot,
-  );
   // The parent must be alive once the restore is done. In a stored move cycle the parent lies
-  // in the object's own subtree, so the delete took it and this restore lifts it again.
+  // in the object's own subtree, so the delete took it and this restore lifts it again; a
+  // cycle whose members separate deletes took comes back whole (deadCycleOf).
+  const roots = [record, ...deadCycleOf(dir, record, atMs)];
+  const lifted = roots.flatMap((root) => liftedBy(dir, root));
   const parentId = record.placement.parent;
   const parent = parentId === null ? undefined : dir.get(parentId);
   const parentLifted = parent !== undefined && lifted.some((r) => r.id === parent.id);
   if (parent === undefined || (parent.existence.stage !== "alive" && !parentLifted)) {
     return refuse("not-restorable", `the parent of object ${id} is not alive`);
   }
-  if (parentId !== null && tookNameMeanwhile(dir, parentId, record)) {
-    return refuse("name-in-use", `an alive sibling now holds the name ${record.placement.name}`);
+  for (const root of roots) {
+    const at = root.placement.parent;
+    if (at !== null && tookNameMeanwhile(dir, at, root)) {
+      return refuse("name-in-use", `an alive sibling now holds the name ${root.placement.name}`);
+    }
   }
   const revivable = checkRevivable(dir, lifted);
   if (!revivable.ok) return revivable;
@@ -67,6 +69,43 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   }
   dir.refreshSchema();
   return ok(null);
+}
+
+/** The records the delete that took `root` took below it (`root` included), top-down. */
+function liftedBy(dir: Directory, root: ObjectRecord): ObjectRecord[] {
+  const deleteRoot = root.existence.deleteRoot ?? root.id;
+  return subtree(dir, root.id, (r) => r.existence.deleteRoot === deleteRoot).filter(
+    (r) => r.existence.stage === "deleted" && r.existence.deleteRoot === deleteRoot,
+  );
+}
+
+/**
+ * The other members of a stored move cycle of tombstones through `record`, when separate
+ * deletes took them, each still restorable in its window; else none. Deleting a cycle member
+ * shown beneath another takes it alone (subtree.ts `shownSubtree`), leaving the other an alive
+ * orphan, whose own delete then takes it alone: each member's stored parent is then the other's
+ * tombstone, and a restore of either was refused for good as "parent not alive" (adversarial-
+ * scenario audit, twenty-fourth session; regressions/dead-cycle-restores-whole-scripted). The
+ * restore of one lifts them all, the cycle as it stood before the deletes (the view breaks it
+ * again). The walk up from `record`'s stored parent goes through tombstones only; an alive
+ * record on the way, an aged one, or the root ends it with none.
+ */
+function deadCycleOf(dir: Directory, record: ObjectRecord, atMs: number): ObjectRecord[] {
+  const members: ObjectRecord[] = [];
+  const seen = new Set<Guid>([record.id]);
+  let cursor = record.placement.parent;
+  while (cursor !== null && cursor !== record.id) {
+    const member = dir.get(cursor);
+    if (member === undefined || seen.has(cursor)) return [];
+    if (member.existence.stage !== "deleted" || effectiveStage(dir, member, atMs) !== "deleted") return [];
+    seen.add(cursor);
+    members.push(member);
+    cursor = member.placement.parent;
+  }
+  if (cursor === null) return [];
+  // A member the same delete took is lifted with `record` already.
+  const own = record.existence.deleteRoot ?? record.id;
+  return members.filter((m) => (m.existence.deleteRoot ?? m.id) !== own);
 }
 
 /**

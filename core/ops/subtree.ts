@@ -34,14 +34,21 @@ export function subtree(
 }
 
 /**
- * The subtree the view shows under `id`, for delete and shred: the stored subtree without the
- * member of a stored cycle the view broke off (and so what lies below it only through it).
- * Walking down from any member of a stored cycle leads back round to the others; the one
- * broken off shows under /LostAndFound with the rest of the cycle beneath it, an ancestor of
- * `id` in the view, not a descendant. (An orphan has a missing or dead stored parent, so no
- * walk from an alive object reaches one, and a walk from a tombstone takes the orphans shown
- * under /LostAndFound that were created beneath it: they are its stored subtree, which a shred
- * erases.)
+ * The subtree the view shows under `id`, for delete and shred: the stored subtree without what
+ * the view shows above `id` (and so what lies below it only through that). Walking down from
+ * any member of a stored cycle leads back round to the others:
+ * - of a cycle of alive records, the member the view broke off shows under /LostAndFound with
+ *   the rest of the cycle beneath it, an ancestor of `id` in the view, not a descendant;
+ * - once a member is a tombstone, the alive member whose stored parent it is shows as an
+ *   orphan under /LostAndFound, and the tombstone beneath that orphan (a tombstone's path runs
+ *   through its stored parent): a shred escalating the member's delete erased the alive orphan
+ *   above it and everything under that, which no delete or shred had named (adversarial-scenario
+ *   audit, twenty-fourth session; regressions/cycle-shred-spares-shown-parent-scripted).
+ * A member above `id` that the same delete took (one delete of a cycle takes it whole) stays in:
+ * a shred escalates that delete, all of it.
+ * An orphan has a missing or dead stored parent, so no walk from an alive object reaches one,
+ * and a walk from a tombstone takes the orphans shown under /LostAndFound that were created
+ * beneath it: they are its stored subtree, which a shred erases.
  */
 export function shownSubtree(
   dir: Directory,
@@ -49,5 +56,31 @@ export function shownSubtree(
   descend: (record: ObjectRecord) => boolean = () => true,
 ): ObjectRecord[] {
   const acyclic = new Set<Guid>();
-  return subtree(dir, id, descend, (r) => placementRepair(dir, r, acyclic).cycleBroken);
+  const top = dir.get(id);
+  const takenWith = top === undefined || top.existence.stage === "alive" ? null : (top.existence.deleteRoot ?? id);
+  const above = shownAbove(dir, id, acyclic);
+  const sameDelete = (r: ObjectRecord): boolean =>
+    takenWith !== null && r.existence.stage !== "alive" && r.existence.deleteRoot === takenWith;
+  return subtree(
+    dir,
+    id,
+    descend,
+    (r) => (above.has(r.id) && !sameDelete(r)) || placementRepair(dir, r, acyclic).cycleBroken,
+  );
+}
+
+/**
+ * What the view shows above `id`: its effective parent, that one's, and so on (a tombstone's
+ * is its stored parent), up to the root, a missing record or the first repeat.
+ */
+function shownAbove(dir: Directory, id: Guid, acyclic: Set<Guid>): Set<Guid> {
+  const out = new Set<Guid>();
+  let record = dir.get(id);
+  while (record !== undefined) {
+    const parent = placementRepair(dir, record, acyclic).effectiveParent;
+    if (parent === null || parent === id || out.has(parent)) break;
+    out.add(parent);
+    record = dir.get(parent);
+  }
+  return out;
 }
