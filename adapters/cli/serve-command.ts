@@ -1,3 +1,5 @@
+import * as net from "node:net";
+import * as path from "node:path";
 import { createApp } from "../http/create-app";
 import { listen } from "../http/http-server";
 import type { ListeningServer } from "../http/http-server";
@@ -25,8 +27,9 @@ accepting, finishes pending commits, closes the store and exits 0.
   --http HOST:PORT        API listen address (default ${defaultHttp}; port 0 picks a free one)
   --create-if-missing     mint the domain and enroll this machine when DIR holds none
   --name NAME             domain name when one is created (default ${defaultDomainName})
-  --interlink HOST:PORT   interlink endpoint when this machine is enrolled
-                          (default ${defaultInterlink})
+  --interlink HOST:PORT   interlink endpoint recorded on this machine's object when
+                          it is enrolled (default ${defaultInterlink}); this version
+                          carries no replication between daemons
   --gc-every SECONDS      local GC (hardening past timeUntilShred, purging past
                           maxTimeApart) at start and then every SECONDS
                           (default ${defaultGcEverySeconds}); 0: only on POST /api/gc
@@ -49,6 +52,9 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
   const dataDir = requireFlag("--data", flags.data);
   const bind = parseHostPort("--http", flags.http ?? defaultHttp);
   const gcEverySeconds = parseSeconds("--gc-every", flags["gc-every"] ?? String(defaultGcEverySeconds));
+  // A port in use is found before storage opens: a refused start used to mint the domain (or
+  // re-mint the invocation and append a record) and only then fail to listen.
+  await probeListen(bind.host, bind.port);
   const daemon = await Daemon.open({
     dataDir,
     boot: flags["create-if-missing"] === true ? "either" : "existing",
@@ -67,7 +73,7 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
   }
   const hostText = server.host.includes(":") ? `[${server.host}]` : server.host;
   const url = `http://${hostText}:${server.port}`;
-  console.log(`canopy: serving domain ${daemon.domainName} at ${url} (data ${dataDir})`);
+  console.log(`canopy: serving domain ${daemon.domainName} at ${url} (data ${path.resolve(dataDir)})`);
   return waitForSignal(server, daemon);
 }
 
@@ -87,7 +93,10 @@ function waitForSignal(server: ListeningServer, daemon: Daemon): Promise<number>
         .close()
         .then(() => daemon.close())
         .then(
-          () => resolve(0),
+          () => {
+            console.error("canopy: stopped");
+            resolve(0);
+          },
           (error: unknown) => {
             console.error(`canopy: shutdown failed: ${String(error)}`);
             resolve(1);
@@ -97,4 +106,24 @@ function waitForSignal(server: ListeningServer, daemon: Daemon): Promise<number>
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+}
+
+/**
+ * Binds `host:port` and lets it go at once: the listen errors (EADDRINUSE, EACCES, ENOTFOUND)
+ * before anything is written to the data directory. The real listen after the boot still
+ * reports a port taken in between. Port 0 is any free port: nothing to check.
+ */
+async function probeListen(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once("error", reject);
+      probe.listen({ host, port, exclusive: true }, () => resolve());
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`--http ${host}:${port}: ${message}`);
+  }
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
 }

@@ -157,7 +157,10 @@ export class Daemon {
       const boot: BootView = { ...opened.boot, mode: started.mode, at };
       const machine = { object: started.key.object, machineKey: machineKeyValue(started.key) };
       const daemon = new Daemon(started.node, opened.store, boot, machine, clock, log);
+      log(bootLine(daemon.domainName, dataDir, boot));
       for (const line of bootWarnings(boot)) log(line);
+      const exposed = exposure(dataDir);
+      if (exposed !== null) log(exposed);
       daemon.resumeErasure();
       const gcEveryMs = options.gcEveryMs ?? 0;
       if (gcEveryMs > 0) daemon.gcSchedule = scheduleGc(gcEveryMs, () => daemon.scheduledGc());
@@ -366,9 +369,42 @@ export function bootWarnings(boot: BootView): string[] {
         `and those acknowledged writes are lost here (partners that pulled them still hold them).`,
     );
   } else if (boot.tornBytesCut > 0) {
-    out.push(`canopy: boot cut a torn write of ${boot.tornBytesCut} bytes at the end of the log (a crash mid-write)`);
+    out.push(
+      `canopy: boot cut a torn write of ${boot.tornBytesCut} bytes at the end of the log (a crash or a failed ` +
+        `write, such as a full disk, in the middle of an append: never acknowledged)`,
+    );
   }
   return out;
+}
+
+/**
+ * What the start did, for the log: an operator who mistyped `--data` under
+ * `--create-if-missing` sees that a new domain was minted, not only that one is served.
+ */
+export function bootLine(domainName: string, dataDir: string, boot: BootView): string {
+  if (boot.mode === "created") return `canopy: created domain ${domainName} in ${dataDir}`;
+  const snapshot = boot.snapshotGeneration === 0 ? "no snapshot" : `snapshot ${boot.snapshotGeneration}`;
+  return (
+    `canopy: booted domain ${domainName} from ${dataDir} (${snapshot}, ${boot.recordsReplayed} log records ` +
+    `replayed, ${boot.entries} entries, ${boot.totalMs} ms)`
+  );
+}
+
+/**
+ * A warning when other users can reach the data directory's contents: it holds every value in
+ * plain text until shredded ones are erased. A directory the daemon creates is 0700, and so
+ * are the `wal/` and `snap/` it creates; an operator's existing directory keeps its mode.
+ */
+function exposure(dataDir: string): string | null {
+  const open = [dataDir, path.join(dataDir, "wal"), path.join(dataDir, "snap")].filter((dir) => {
+    const stat = fs.statSync(dir, { throwIfNoEntry: false });
+    return stat !== undefined && (stat.mode & 0o077) !== 0;
+  });
+  if (open.length === 0 || (fs.statSync(dataDir).mode & 0o011) === 0) return null;
+  return (
+    `canopy: WARNING: other users may read ${open.join(", ")}; the data directory holds every value in ` +
+    `plain text: chmod -R go-rwx ${dataDir}`
+  );
 }
 
 /** Whether `dataDir` has a Canopy store in it (its log or snapshot directory). */

@@ -17,8 +17,11 @@ export class DirectoryLockedError extends Error {
   override readonly name = "DirectoryLockedError";
 }
 
-/** Takes the lock or throws DirectoryLockedError; returns the release function. */
-export function lockDirectory(dataDir: string): () => void {
+/**
+ * Takes the lock or throws DirectoryLockedError; returns the release function. `onStale` hears
+ * of a stale lock taken over (its pid; null: unreadable): the previous run did not shut down cleanly.
+ */
+export function lockDirectory(dataDir: string, onStale: (pid: number | null) => void = () => undefined): () => void {
   const lockPath = path.resolve(dataDir, lockFileName);
   const started = startTimeOf(process.pid);
   const mine = started === null ? String(process.pid) : `${process.pid} ${started}`;
@@ -26,7 +29,7 @@ export function lockDirectory(dataDir: string): () => void {
   // one may have removed it first (then the exclusive create decides between the two).
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      fs.writeFileSync(lockPath, mine, { flag: "wx" });
+      fs.writeFileSync(lockPath, mine, { flag: "wx", mode: 0o600 });
       heldHere.add(lockPath);
       removeLeftAside(lockPath);
       return () => releaseLock(lockPath, mine);
@@ -45,7 +48,7 @@ export function lockDirectory(dataDir: string): () => void {
       const who = owner.pid === process.pid ? "this process" : `process ${owner.pid}`;
       throw new DirectoryLockedError(`data directory ${dataDir} is in use by ${who}`);
     }
-    removeStaleLock(lockPath, text);
+    if (removeStaleLock(lockPath, text)) onStale(owner?.pid ?? null);
   }
   throw new DirectoryLockedError(`could not lock data directory ${dataDir}`);
 }

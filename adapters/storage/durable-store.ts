@@ -132,7 +132,10 @@ export class DurableStore {
     const log = options.log ?? ((): void => undefined);
     const started = performance.now();
     const fs = new NodeFileSystem(path.resolve(dataDir));
-    const unlock = lockDirectory(fs.root);
+    const unlock = lockDirectory(fs.root, (pid) => {
+      const run = pid === null ? "a previous run (its LOCK unreadable)" : `the previous run (process ${pid})`;
+      log(`canopy: ${run} did not shut down cleanly; its lock was taken over`);
+    });
     try {
       return await DurableStore.boot(fs, { rotateBytes, rebuildRetryMs, unlock, log }, started, sink);
     } catch (error) {

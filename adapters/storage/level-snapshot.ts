@@ -133,6 +133,8 @@ export class LevelSnapshotFormat
     const relative = this.dataPath(generation);
     const location = this.fs.resolve(relative);
     await fsp.rm(location, { recursive: true, force: true });
+    // LevelDB creates its files for everyone to read (0644): snap/ keeps them the owner's.
+    await fsp.mkdir(path.dirname(location), { recursive: true, mode: 0o700 });
     const db = new ClassicLevel<string, string>(location, { errorIfExists: true });
     await db.open();
     let count = 0;

@@ -73,8 +73,8 @@ export class NodeFileSystem implements FileSystem {
   write(file: string, bytes: Uint8Array): void {
     this.close(file);
     const absolute = this.resolve(file);
-    fs.mkdirSync(path.dirname(absolute), { recursive: true });
-    fs.writeFileSync(absolute, bytes);
+    fs.mkdirSync(path.dirname(absolute), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(absolute, bytes, { mode: 0o600 });
   }
 
   sync(file: string): void {
@@ -148,8 +148,9 @@ export class NodeFileSystem implements FileSystem {
     if (open !== undefined && open.mode === mode) return open.fd;
     this.close(file);
     const absolute = this.resolve(file);
-    if (mode === "a") fs.mkdirSync(path.dirname(absolute), { recursive: true });
-    const fd = fs.openSync(absolute, mode);
+    // Owner only: the files hold every value in plain text (the modes apply on creation).
+    if (mode === "a") fs.mkdirSync(path.dirname(absolute), { recursive: true, mode: 0o700 });
+    const fd = fs.openSync(absolute, mode, 0o600);
     this.fds.set(file, { fd, mode });
     return fd;
   }

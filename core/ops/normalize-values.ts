@@ -112,7 +112,8 @@ function parseTyped(
   const parsed = parseValue(attr.syntax, raw);
   if (!parsed.ok) return refuse("syntax-violation", `${attr.name}: ${parsed.message}`);
   if (durationAttributes.has(attr.name) && parsed.value.startsWith("-")) {
-    return refuse("syntax-violation", `${attr.name} is a number of seconds, 0 or more; not ${parsed.value}`);
+    const least = attr.name === "maxTimeApart" ? `at least ${limits.purgeHorizonMinS}` : "0 or more";
+    return refuse("syntax-violation", `${attr.name} is a number of seconds, ${least}; not ${parsed.value}`);
   }
   if (durationAttributes.has(attr.name) && Number(parsed.value) > limits.durationMaxS) {
     return refuse(

@@ -115,13 +115,15 @@ describe("syntax-violation", () => {
     }
   });
 
-  it("durations: timeUntilShred and maxTimeApart are seconds, 0 or more", () => {
+  it("durations: timeUntilShred and maxTimeApart are seconds, 0 or more (maxTimeApart at least 20)", () => {
     const s = setup();
     for (const attr of ["timeUntilShred", "maxTimeApart"]) {
       for (const bad of ["-1", "-2592000"]) {
         expectRefused(s.node, s.configuration, attr, [bad], "syntax-violation");
       }
-      expect(refusalMessage(s.node.putAttribute(s.configuration, attr, ["-5"], t0Ms))).toContain("0 or more");
+      // The least value the message names is the one the attribute takes (maxTimeApart: 20 s).
+      const least = attr === "maxTimeApart" ? "at least 20; not -5" : "0 or more; not -5";
+      expect(refusalMessage(s.node.putAttribute(s.configuration, attr, ["-5"], t0Ms))).toContain(least);
     }
     expect(outcome(s.node.putAttribute(s.configuration, "timeUntilShred", ["0"], t0Ms))).toBe("ok");
     expect(s.node.dir.replicationConfig()).toEqual({ restoreWindowMs: 0, purgeAfterMs: 180 * 24 * 3600_000 });

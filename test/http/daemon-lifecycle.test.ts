@@ -13,7 +13,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { KeepAliveClient } from "../daemon/keep-alive-client";
-import { cleanup, client, makeTempDir, runCli, startDaemon, valuesOf } from "./daemon-harness";
+import { cleanup, client, makeTempDir, runCli, sleep, startDaemon, valuesOf } from "./daemon-harness";
 
 afterAll(async () => {
   await cleanup();
@@ -28,6 +28,11 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Waits (bounded, 5 s) until `done` holds: output a child wrote just before it exited. */
+async function settled(done: () => boolean): Promise<void> {
+  for (let waited = 0; waited < 5_000 && !done(); waited += 25) await sleep(25);
+}
+
 describe("restart persistence", () => {
   it("acknowledged writes and the node identity survive SIGTERM and a restart", async () => {
     const port = await freePort();
@@ -38,10 +43,15 @@ describe("restart persistence", () => {
     const bob = await api.create(people.id, "Bob, Jr.", "user", { email: ["bob@x.test"] });
     await api.put(`/api/objects/${bob.id}/attributes/givenName`, { values: ["Bob"] });
     const before = (await api.get("/api/node")).body;
+    expect(first.output()).toMatch(/canopy: created domain canopy in \//);
     expect(await first.stop("SIGTERM")).toBe(0);
     expect(first.output()).toMatch(/SIGTERM, shutting down/);
+    await settled(() => /canopy: stopped/.test(first.output()));
+    expect(first.output()).toMatch(/canopy: stopped/);
 
     const second = await startDaemon({ dataDir: first.dataDir });
+    expect(second.output()).toMatch(/canopy: booted domain canopy from \/.*\(no snapshot, \d+ log records replayed, \d+ entries/);
+    expect(second.output()).not.toMatch(/did not shut down cleanly/);
     const again = client(second.url);
     const found = (await again.get("/api/path/People/Bob%2C%20Jr.")).body;
     expect(found.id).toBe(bob.id);
@@ -110,8 +120,41 @@ describe("restart persistence", () => {
     const created = await api.create(await api.idAt("/"), "survivor", "organizationalUnit");
     expect(await first.stop("SIGKILL")).toBeNull();
     const second = await startDaemon({ dataDir: first.dataDir });
+    expect(second.output()).toMatch(/the previous run \(process \d+\) did not shut down cleanly; its lock was taken over/);
     expect((await client(second.url).get("/api/path/survivor")).body.id).toBe(created.id);
     expect(await second.stop()).toBe(0);
+  });
+
+  it("a port in use is refused before anything is written to the data directory", async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    const dir = path.join(makeTempDir(), "never");
+    const run = await runCli(["serve", "--data", dir, "--create-if-missing", "--http", `127.0.0.1:${port}`]);
+    await new Promise<void>((resolve) => taken.close(() => resolve()));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`--http 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it("keeps the data files its user's alone, and warns of a directory others can read", async () => {
+    const dir = makeTempDir();
+    fs.chmodSync(dir, 0o755);
+    expect((await runCli(["create-domain", "--data", dir])).code).toBe(0);
+    const daemon = await startDaemon({ dataDir: dir });
+    expect(daemon.output()).toMatch(/WARNING: other users may read .*; the data directory holds every value in plain text/);
+    const rotated = await fetch(`${daemon.url}/api/storage/rotate`, { method: "POST" });
+    expect(rotated.status).toBe(200);
+    await settled(() => fs.existsSync(path.join(dir, "snap")) && fs.readdirSync(path.join(dir, "snap")).some((n) => n.endsWith(".done")));
+    for (const sub of ["wal", "snap"]) expect(fs.statSync(path.join(dir, sub)).mode & 0o777, sub).toBe(0o700);
+    for (const name of fs.readdirSync(path.join(dir, "wal"))) {
+      expect(fs.statSync(path.join(dir, "wal", name)).mode & 0o077, name).toBe(0);
+    }
+    expect(await daemon.stop()).toBe(0);
+    fs.chmodSync(dir, 0o700);
+    const quiet = await startDaemon({ dataDir: dir });
+    expect(quiet.output()).not.toMatch(/WARNING/);
+    expect(await quiet.stop()).toBe(0);
   });
 
   it("a second daemon on the same data directory is refused", async () => {
