@@ -83,7 +83,8 @@ export function enumerateChanges(
       }
       record ??= dir.get(id);
       assert(record !== undefined, `record ${id} of the change log is in the store`);
-      const delta = deltaOf(record, propUsn, req.utd);
+      const [filterUsn, filterUtd] = atomFilter(record, propUsn, req.utd);
+      const delta = deltaOf(record, filterUsn, filterUtd);
       const size = delta === null ? 0 : deltaBytes(delta);
       // A schema definition always goes whole: a receiver compiles the definitions it holds,
       // and one missing its later attributes would compile with their defaults meanwhile.
@@ -100,7 +101,8 @@ export function enumerateChanges(
     // and the next ones the rest.
     record ??= dir.get(id);
     assert(record !== undefined, `record ${id} of the change log is in the store`);
-    const part = deltaPart(record, propUsn, req.utd, from, bytes, bytesTarget);
+    const [filterUsn, filterUtd] = atomFilter(record, propUsn, req.utd);
+    const part = deltaPart(record, filterUsn, filterUtd, from, bytes, bytesTarget);
     if (part.delta !== null) deltas.push(part.delta);
     bytes += part.bytes;
     if (part.next !== null) {
@@ -159,6 +161,28 @@ function resumePoint(
   // every move up to its end, so for a stored watermark (`propUsn` = `usn`) this is
   // min(usn, held) as before.
   return Math.min(held, watermark.propUsn);
+}
+
+/** A filter that wants every atom: no watermark, an empty vector. */
+const everyAtom: readonly [number, TravellingVector] = [-1, { entries: {}, own: ["", { usn: -1, node: "", epoch: 0 }] }];
+
+/**
+ * The atom filter for one record. A revived record (alive in a later life: a restore, made or
+ * merged here) whose existence the destination lacks goes out whole. A restore re-originates
+ * existence and values but not placement or the creation's atoms, and a destination whose GC
+ * purged the tombstone meanwhile (the restore made inside its window on a node it stayed apart
+ * from for more than half of maxTimeApart) holds nothing else of the object: it got an alive
+ * existence without a placement, kept no record, and the two never agreed again
+ * (regressions/late-restore-after-purge-scripted). A destination that still holds the
+ * tombstone merges the old atoms again, which changes nothing. Restores are rare; a whole
+ * record per restore per hop is their price.
+ */
+function atomFilter(record: ObjectRecord, fromUsn: number, utd: TravellingVector): readonly [number, TravellingVector] {
+  const existence = record.existence;
+  if (existence.stage === "alive" && existence.stamp.version > 1 && wanted(existence.stamp, fromUsn, utd)) {
+    return everyAtom;
+  }
+  return [fromUsn, utd];
 }
 
 function deltaOf(record: ObjectRecord, fromUsn: number, utd: TravellingVector): ObjectDelta | null {

@@ -11,6 +11,8 @@ interface NodeMemory {
   readonly best: Map<Guid, Existence>;
   /** Objects this node's GC purged. */
   readonly purged: Set<Guid>;
+  /** The existence each purged object had here when it was purged (where this memory saw it). */
+  readonly purgedAs: Map<Guid, Existence>;
   /** Set by a rollback until the next look: the records then seen are the image's own. */
   imageUnread: boolean;
 }
@@ -35,7 +37,7 @@ export class ResurrectionOracle {
   private of(simId: string): NodeMemory {
     let m = this.memory.get(simId);
     if (m === undefined) {
-      m = { seenUsn: 0, best: new Map(), purged: new Set(), imageUnread: false };
+      m = { seenUsn: 0, best: new Map(), purged: new Set(), purgedAs: new Map(), imageUnread: false };
       this.memory.set(simId, m);
     }
     return m;
@@ -51,8 +53,10 @@ export class ResurrectionOracle {
    * the node then learns the delete again is the convergence oracle's to judge.
    */
   rolledBack(simId: string): void {
-    const purged = this.memory.get(simId)?.purged ?? new Set<Guid>();
-    this.memory.set(simId, { seenUsn: 0, best: new Map(), purged, imageUnread: true });
+    const before = this.memory.get(simId);
+    const purged = before?.purged ?? new Set<Guid>();
+    const purgedAs = before?.purgedAs ?? new Map<Guid, Existence>();
+    this.memory.set(simId, { seenUsn: 0, best: new Map(), purged, purgedAs, imageUnread: true });
   }
 
   /**
@@ -72,6 +76,8 @@ export class ResurrectionOracle {
     const m = this.of(simId);
     for (const id of ids) {
       m.purged.add(id);
+      const last = m.best.get(id);
+      if (last !== undefined) m.purgedAs.set(id, last);
       m.best.delete(id);
     }
   }
@@ -103,10 +109,27 @@ export class ResurrectionOracle {
     m.seenUsn = usn;
   }
 
+  /**
+   * A purged object back alive through a restore made after the delete this node purged (a
+   * later life in the ledger) is that restore arriving late, not a lingering copy: made inside
+   * its window on a node this one stayed apart from longer than half of maxTimeApart, it
+   * reached this node after its GC purged the tombstone (regressions/late-restore-after-purge-
+   * scripted). A lingering object is a copy of the state the purge ended, never newer.
+   */
+  private restoredSincePurge(m: NodeMemory, id: Guid, now: Existence): boolean {
+    const gone = m.purgedAs.get(id);
+    return gone !== undefined && compareExistence(now, gone) > 0 && this.ledger.isRestore(id, now.stamp);
+  }
+
   private examine(simId: string, m: NodeMemory, id: Guid, now: Existence, out: string[]): void {
     const before = m.best.get(id);
     if (m.purged.has(id) && now.stage === "alive") {
-      out.push(`${simId}: ${id} came back alive after this node purged it (lingering object)`);
+      if (this.restoredSincePurge(m, id, now)) {
+        m.purged.delete(id);
+        m.purgedAs.delete(id);
+      } else {
+        out.push(`${simId}: ${id} came back alive after this node purged it (lingering object)`);
+      }
     }
     if (before !== undefined) {
       if (compareExistence(now, before) < 0) {
