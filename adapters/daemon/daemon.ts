@@ -25,6 +25,7 @@ import type { Result } from "../../core/errors";
 import type { Guid } from "../../core/guid";
 import { validateObjectName } from "../../core/naming";
 import { DirectoryNode } from "../../core/node/directory-node";
+import { effectiveStage } from "../../core/view/aging";
 import type { NodeSummary } from "../../core/node/directory-node";
 import { StorageDeadError } from "../../core/wal/storage-errors";
 import type { BootReport, StorageView } from "../../core/wal/storage-view";
@@ -161,6 +162,8 @@ export class Daemon {
       for (const line of bootWarnings(boot)) log(line);
       const exposed = exposure(dataDir);
       if (exposed !== null) log(exposed);
+      const machineLine = machineObjectWarning(started.node, started.key.object, clock());
+      if (machineLine !== null) log(machineLine);
       daemon.resumeErasure();
       const gcEveryMs = options.gcEveryMs ?? 0;
       if (gcEveryMs > 0) daemon.gcSchedule = scheduleGc(gcEveryMs, () => daemon.scheduledGc());
@@ -405,6 +408,25 @@ function exposure(dataDir: string): string | null {
     `canopy: WARNING: other users may read ${open.join(", ")}; the data directory holds every value in ` +
     `plain text: chmod -R go-rwx ${dataDir}`
   );
+}
+
+/**
+ * A warning when this machine's own object is not alive: SPEC protects no machine object, so a
+ * client may delete or shred it, and the node then serves with its identity and endpoints
+ * (machineKey, networkAddress) gone from the directory, which GET /api/node still names.
+ */
+function machineObjectWarning(node: DirectoryNode, object: Guid, nowMs: number): string | null {
+  const record = node.dir.get(object);
+  if (record === undefined) {
+    return `canopy: WARNING: this machine's object ${object} is not in the directory; its identity and endpoints are not published`;
+  }
+  const stage = effectiveStage(node.dir, record, nowMs);
+  if (stage === "alive") return null;
+  const how =
+    stage === "deleted"
+      ? `deleted; restore it (POST /api/objects/${object}/restore) within timeUntilShred of the delete`
+      : `${stage}; its machineKey and networkAddress values are erased`;
+  return `canopy: WARNING: this machine's object ${object} is ${how}`;
 }
 
 /** Whether `dataDir` has a Canopy store in it (its log or snapshot directory). */

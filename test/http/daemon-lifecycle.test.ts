@@ -157,6 +157,17 @@ describe("restart persistence", () => {
     expect(await quiet.stop()).toBe(0);
   });
 
+  it("warns at start when this machine's own object was deleted", async () => {
+    const first = await startDaemon();
+    expect(first.output()).not.toMatch(/this machine's object/);
+    const machine = (await client(first.url).get("/api/node")).body.machine.object as string;
+    expect((await fetch(`${first.url}/api/objects/${machine}`, { method: "DELETE" })).status).toBe(204);
+    expect(await first.stop()).toBe(0);
+    const second = await startDaemon({ dataDir: first.dataDir });
+    expect(second.output()).toMatch(new RegExp(`WARNING: this machine's object ${machine} is deleted; restore it`));
+    expect(await second.stop()).toBe(0);
+  });
+
   it("a second daemon on the same data directory is refused", async () => {
     const first = await startDaemon();
     const run = await runCli(["serve", "--data", first.dataDir, "--http", "127.0.0.1:0"]);
