@@ -167,21 +167,21 @@ function resumePoint(
 const everyAtom: readonly [number, TravellingVector] = [-1, { entries: {}, own: ["", { usn: -1, node: "", epoch: 0 }] }];
 
 /**
- * The atom filter for one record. A revived record (alive in a later life: a restore, made or
- * merged here) whose existence the destination lacks goes out whole. A restore re-originates
- * existence and values but not placement or the creation's atoms, and a destination whose GC
- * purged the tombstone meanwhile (the restore made inside its window on a node it stayed apart
- * from for more than half of maxTimeApart) holds nothing else of the object: it got an alive
- * existence without a placement, kept no record, and the two never agreed again
- * (regressions/late-restore-after-purge-scripted). A destination that still holds the
- * tombstone merges the old atoms again, which changes nothing. Restores are rare; a whole
- * record per restore per hop is their price.
+ * The atom filter for one record. A record past its first delete (existence version 3 on: a
+ * restore, and whatever follows it, a delete or a shred; made or merged here) whose existence
+ * the destination lacks goes out whole. A restore re-originates existence and values but not
+ * placement or the creation's atoms, and a destination whose GC purged the tombstone meanwhile
+ * (the restore made inside its window on a node it stayed apart from for more than half of
+ * maxTimeApart) holds nothing else of the object: it got an existence without a placement,
+ * refused the record (an unknown object without creation atoms), and the two never agreed
+ * again (regressions/late-restore-after-purge-scripted; deleted or shredded again before it
+ * arrived, the same: late-redelete-after-purge-scripted). A destination that still holds the
+ * record merges the old atoms again, which changes nothing. Restores are rare; a whole record
+ * per restore (and per later delete or shred) per hop is their price.
  */
 function atomFilter(record: ObjectRecord, fromUsn: number, utd: TravellingVector): readonly [number, TravellingVector] {
   const existence = record.existence;
-  if (existence.stage === "alive" && existence.stamp.version > 1 && wanted(existence.stamp, fromUsn, utd)) {
-    return everyAtom;
-  }
+  if (existence.stamp.version > 2 && wanted(existence.stamp, fromUsn, utd)) return everyAtom;
   return [fromUsn, utd];
 }
 
