@@ -206,7 +206,7 @@ describe("command line", () => {
       [["serve", "--data", "x", "--http", "127.0.0.1:70000"], /--http/],
       [["serve", "--data", "x", "--gc-every", "1h"], /--gc-every must be a whole number of seconds/],
       [["serve", "--data", "x", "--gc-every", "-1"], /--gc-every/],
-      [["serve", "--data", "x", "--send-budget", "0"], /--send-budget must be a whole number of MiB/],
+      [["serve", "--data", "x", "--send-budget", "0"], /--send-budget must be a whole number/],
       [["serve", "--data", "x", "--send-stall", "0"], /--send-stall must be 1 second or more/],
       [["create-domain", "--data", "x", "--interlink", "http://host"], /--interlink/],
       [["create-domain", "--data", "x", "--name", " padded"], /--name/],
