@@ -47,6 +47,16 @@ export function parseSeconds(flag: string, text: string): number {
   return seconds;
 }
 
+/** A whole number of MiB, at least 1 (sizes of memory bounds). */
+export function parseMebibytes(flag: string, text: string): number {
+  const mebibytes = /^[1-9][0-9]{0,6}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(mebibytes)) {
+    const got = JSON.stringify(text);
+    throw new UsageError(`${flag} must be a whole number of MiB (1 or more), got ${got}`);
+  }
+  return mebibytes;
+}
+
 /** The interlink endpoint as the core's `endpoint` syntax will judge it at enrollment. */
 export function checkInterlink(text: string): string {
   const parsed = parseEndpoint(text);

@@ -3,6 +3,9 @@ import * as path from "node:path";
 import { createApp } from "../http/create-app";
 import { listen } from "../http/http-server";
 import type { ListeningServer } from "../http/http-server";
+import { SendBudget } from "../http/send-budget";
+import { defaultSendLimits, mebibyte } from "../http/send-limits";
+import type { SendLimits } from "../http/send-limits";
 import { Daemon, defaultDomainName } from "../daemon/daemon";
 import { defaultInterlink } from "../daemon/enroll-machine";
 import { defaultGcEverySeconds } from "../daemon/gc-schedule";
@@ -10,15 +13,22 @@ import {
   checkDomainName,
   checkInterlink,
   parseFlags,
+  parseMebibytes,
   parseSeconds,
   parseHostPort,
   requireFlag,
+  UsageError,
 } from "./cli-args";
 
 export const defaultHttp = "127.0.0.1:7390";
 
+const budgetMiB = defaultSendLimits.budgetBytes / mebibyte;
+const budgetWaitSeconds = defaultSendLimits.budgetWaitMs / 1000;
+const stallSeconds = defaultSendLimits.stallMs / 1000;
+
 export const serveUsage = `usage: canopy serve --data DIR [--http HOST:PORT] [--create-if-missing]
                     [--name NAME] [--interlink HOST:PORT] [--gc-every SECONDS]
+                    [--send-budget MIB] [--send-stall SECONDS]
 
 Serves the domain held in DIR over the JSON API (SPEC) until SIGINT or SIGTERM, then stops
 accepting, finishes pending commits, closes the store and exits 0.
@@ -33,6 +43,11 @@ accepting, finishes pending commits, closes the store and exits 0.
   --gc-every SECONDS      local GC (hardening past timeUntilShred, purging past
                           maxTimeApart) at start and then every SECONDS
                           (default ${defaultGcEverySeconds}); 0: only on POST /api/gc
+  --send-budget MIB       answer bytes held for clients that read slowly, all connections
+                          together (default ${budgetMiB}); past it a request waits up to
+                          ${budgetWaitSeconds} s for them to drain, then is refused with 503
+  --send-stall SECONDS    a connection holding answer bytes that makes no write progress
+                          for SECONDS is closed (default ${stallSeconds})
   --help                  this text`;
 
 export async function serveCommand(args: readonly string[]): Promise<number> {
@@ -43,6 +58,8 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
     name: { type: "string" },
     interlink: { type: "string" },
     "gc-every": { type: "string" },
+    "send-budget": { type: "string" },
+    "send-stall": { type: "string" },
     help: { type: "boolean" },
   });
   if (flags.help === true) {
@@ -52,6 +69,7 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
   const dataDir = requireFlag("--data", flags.data);
   const bind = parseHostPort("--http", flags.http ?? defaultHttp);
   const gcEverySeconds = parseSeconds("--gc-every", flags["gc-every"] ?? String(defaultGcEverySeconds));
+  const sendBudget = new SendBudget(sendLimits(flags["send-budget"], flags["send-stall"]));
   // A port in use is found before storage opens: a refused start used to mint the domain (or
   // re-mint the invocation and append a record) and only then fail to listen.
   await probeListen(bind.host, bind.port);
@@ -64,7 +82,7 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
   });
   let server: ListeningServer;
   try {
-    server = await listen(createApp(daemon), bind.host, bind.port);
+    server = await listen(createApp(daemon, { sendBudget }), bind.host, bind.port);
   } catch (error) {
     await daemon.close();
     // getaddrinfo ENOTFOUND, EADDRINUSE, EACCES...: say which flag it was about.
@@ -75,6 +93,17 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
   const url = `http://${hostText}:${server.port}`;
   console.log(`canopy: serving domain ${daemon.domainName} at ${url} (data ${path.resolve(dataDir)})`);
   return waitForSignal(server, daemon);
+}
+
+function sendLimits(budget: string | undefined, stall: string | undefined): SendLimits {
+  const mib = budget === undefined ? null : parseMebibytes("--send-budget", budget);
+  const seconds = stall === undefined ? null : parseSeconds("--send-stall", stall);
+  if (seconds === 0) throw new UsageError("--send-stall must be 1 second or more");
+  return {
+    ...defaultSendLimits,
+    ...(mib === null ? {} : { budgetBytes: mib * mebibyte }),
+    ...(seconds === null ? {} : { stallMs: seconds * 1000 }),
+  };
 }
 
 /** Resolves with the exit code once a signal has shut everything down in order. */

@@ -2,17 +2,22 @@
  * The HTTP API of SPEC "Endpoints" as a Koa app. Glue only: decode the request, call the
  * daemon (which calls the core), render the result. Reads answer from memory once the writes
  * applied before them are durable (the current turn's group commit); writes answer after
- * their batch is durable.
+ * their batch is durable. Answers held for slow readers are bounded by the send budget
+ * (send-gate.ts), admitted just before the routes build them.
  */
 import Router from "@koa/router";
 import Koa from "koa";
 import type { Daemon } from "../daemon/daemon";
 import { registerNodeRoutes } from "./node-routes";
 import { registerObjectRoutes } from "./object-routes";
+import { SendBudget } from "./send-budget";
+import { sendGate } from "./send-gate";
 import { errorEnvelope } from "./transport-errors";
 
 export interface AppOptions {
   readonly log?: (line: string) => void;
+  /** The ledger of answer bytes held for clients; one with the default limits if absent. */
+  readonly sendBudget?: SendBudget;
 }
 
 export function createApp(daemon: Daemon, options: AppOptions = {}): Koa {
@@ -29,6 +34,7 @@ export function createApp(daemon: Daemon, options: AppOptions = {}): Koa {
     if (ctx.method === "GET" || ctx.method === "HEAD") await daemon.committed();
     await next();
   });
+  app.use(sendGate(options.sendBudget ?? new SendBudget()));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

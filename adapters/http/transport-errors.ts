@@ -17,6 +17,7 @@ export const transportStatus = {
   internal: 500,
   "storage-dead": 503,
   "shutting-down": 503,
+  overloaded: 503,
 } as const;
 
 export type TransportCode = keyof typeof transportStatus;

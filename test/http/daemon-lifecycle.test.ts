@@ -4,16 +4,26 @@
  * identity is stable across restarts, create-domain enrolls the machine (machine.key with
  * mode 0600) and refuses a directory that holds a domain, serve refuses a directory without
  * one unless --create-if-missing, --help works for the program and each command, and bad
- * flags exit 2; at SIGTERM, busy keep-alive clients are told `shutting-down` and nothing
- * acknowledged is lost. Method: real child processes (`node --import tsx adapters/cli/canopy.ts`) on
- * temp dirs and loopback ports; state read back over HTTP and from the data directory.
+ * flags exit 2; `--send-budget` bounds what clients that do not read hold; at SIGTERM, busy
+ * keep-alive clients are told `shutting-down` and nothing acknowledged is lost. Method: real
+ * child processes (`node --import tsx adapters/cli/canopy.ts`) on temp dirs and loopback
+ * ports; state read back over HTTP and from the data directory.
  */
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { KeepAliveClient } from "../daemon/keep-alive-client";
-import { cleanup, client, makeTempDir, runCli, sleep, startDaemon, valuesOf } from "./daemon-harness";
+import {
+  cleanup,
+  client,
+  eventually,
+  makeTempDir,
+  runCli,
+  sleep,
+  startDaemon,
+  valuesOf,
+} from "./daemon-harness";
 
 afterAll(async () => {
   await cleanup();
@@ -165,7 +175,7 @@ describe("restart persistence", () => {
     expect(await first.stop()).toBe(0);
     const second = await startDaemon({ dataDir: first.dataDir });
     expect(second.output()).toMatch(new RegExp(`WARNING: this machine's object ${machine} is deleted; restore it`));
-    expect(await second.stop()).toBe(0);
+    expect(await second.stop(), second.output()).toBe(0);
   });
 
   it("a second daemon on the same data directory is refused", async () => {
@@ -269,6 +279,8 @@ describe("command line", () => {
       [["serve", "--data", "x", "--http", "127.0.0.1:70000"], /--http/],
       [["serve", "--data", "x", "--gc-every", "1h"], /--gc-every must be a whole number of seconds/],
       [["serve", "--data", "x", "--gc-every", "-1"], /--gc-every/],
+      [["serve", "--data", "x", "--send-budget", "0"], /--send-budget must be a whole number/],
+      [["serve", "--data", "x", "--send-stall", "0"], /--send-stall must be 1 second or more/],
       [["create-domain", "--data", "x", "--interlink", "http://host"], /--interlink/],
       [["create-domain", "--data", "x", "--name", " padded"], /--name/],
     ];
@@ -277,5 +289,34 @@ describe("command line", () => {
       expect({ args, code: run.code }).toEqual({ args, code: 2 });
       expect(run.stderr).toMatch(message);
     }
+  });
+
+  it("--send-budget bounds the answers held for clients that do not read", async () => {
+    const daemon = await startDaemon({ extraArgs: ["--send-budget", "8"] });
+    const api = client(daemon.url);
+    const values = [..."abcdefg"].map((v) => v.padEnd(1024 * 1024, "x"));
+    const big = await api.create(await api.idAt("/"), "big", "user", { description: values });
+    const port = Number(new URL(daemon.url).port);
+    const readers: net.Socket[] = [];
+    try {
+      // Two answers of 7 MiB that nobody reads spend a budget of 8 MiB.
+      for (let i = 0; i < 2; i++) {
+        const socket = net.connect(port, "127.0.0.1");
+        socket.pause();
+        socket.on("error", () => undefined);
+        socket.write(`GET /api/objects/${big.id} HTTP/1.1\r\nHost: t\r\n\r\n`);
+        readers.push(socket);
+      }
+      const refused = await eventually("a refusal once the budget is spent", async () => {
+        const r = await api.get(`/api/objects/${big.id}`);
+        return r.status === 503 ? r : null;
+      });
+      expect(refused.body.error).toBe("overloaded");
+      expect(refused.body.message).toMatch(/over the send budget of 8\.0 MiB/);
+    } finally {
+      for (const socket of readers) socket.destroy();
+    }
+    expect((await api.get(`/api/objects/${big.id}`)).status).toBe(200);
+    expect(await daemon.stop()).toBe(0);
   });
 });
