@@ -28,6 +28,8 @@ export interface RunningDaemon {
   output(): string;
   /** Sends the signal and resolves with the exit code (null if it died by a signal). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Resolves with the exit code once the daemon exits by itself (bounded, then SIGKILL). */
+  exit(): Promise<number | null>;
 }
 
 const children = new Set<ChildProcess>();
@@ -90,6 +92,7 @@ export async function startDaemon(options: {
       child.kill(signal);
       return exited(child, stopTimeoutMs);
     },
+    exit: () => exited(child, stopTimeoutMs),
   };
 }
 

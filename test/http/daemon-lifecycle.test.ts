@@ -108,13 +108,15 @@ describe("restart persistence", () => {
     first.child.kill("SIGTERM");
     await Promise.all(running);
     keepAlive.close();
-    expect(await first.stop("SIGTERM")).toBe(0);
+    expect(await first.exit(), first.output()).toBe(0);
     // Requests in flight when the signal lands are answered; after that each lane is told no
     // (503 shutting-down on its open connection, or its connection is closed and no new one
     // is accepted). Without draining, the lanes went on writing for the whole 5 s grace period
     // (thousands of acks) and were then cut mid-request.
     expect(total() - ackedBefore).toBeLessThan(100);
-    for (const e of endings) expect(e).toMatch(/^(503 shutting-down|transport (read ECONNRESET|connect ECONNREFUSED|socket hang up))/u);
+    // Never a reset: a request that reached an open connection was read and answered (a
+    // connection closed between requests used to reset the request already on its way).
+    for (const e of endings) expect(e).toMatch(/^(503 shutting-down|transport connect ECONNREFUSED)/u);
     const second = await startDaemon({ dataDir: first.dataDir });
     const again = client(second.url);
     for (const [id, n] of acked) {
