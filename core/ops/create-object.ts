@@ -11,6 +11,7 @@ import { prepareAttributes } from "./prepare-attributes";
 import { checkSchemaPlacement } from "./schema-placement";
 import { trialCompile } from "./trial-compile";
 import { writeNewObject } from "./write-new-object";
+import { EffectiveView } from "../view/effective-view";
 
 export interface CreateRequest {
   readonly parent: Guid;
@@ -34,7 +35,7 @@ export function createObject(dir: Directory, req: CreateRequest, atMs: number): 
   if (!cls.ok) return cls;
   const placed = checkSchemaPlacement(dir, req.parent, cls.value.name, name.value);
   if (!placed.ok) return placed;
-  if (dir.store.aliveNamed(req.parent, fold(name.value)).length > 0) {
+  if (new EffectiveView(dir).nameTaken(req.parent, name.value, null)) {
     return refuse("name-in-use", `a sibling named ${name.value} already exists`);
   }
   const writes = Object.entries(req.attributes ?? {});

@@ -8,6 +8,7 @@ import { fold, validateObjectName } from "../naming";
 import { isRoot, requireObject, requireWritable } from "./gates";
 import { checkSchemaPlacement, inSchemaSubtree } from "./schema-placement";
 import { onStoredChain } from "./stored-chain";
+import { EffectiveView } from "../view/effective-view";
 
 export interface MoveRequest {
   readonly name?: unknown;
@@ -48,8 +49,14 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
     if (!placed.ok) return placed;
   }
   if (newParent === record.placement.parent && name.value === record.placement.name) return ok(null);
-  const clash = dir.store.aliveNamed(newParent, fold(name.value)).filter((other) => other !== id);
-  if (clash.length > 0) return refuse("name-in-use", `a sibling named ${name.value} already exists`);
+  // Checked where the object will show: a rename in place of an orphan or a broken cycle's
+  // member keeps it under /LostAndFound, among the siblings shown there.
+  const view = new EffectiveView(dir);
+  const shownUnder = newParent === record.placement.parent ? (view.of(record).effectiveParent ?? newParent) : newParent;
+  const storedClash = dir.store.aliveNamed(newParent, fold(name.value)).some((other) => other !== id);
+  if (storedClash || view.nameTaken(shownUnder, name.value, id)) {
+    return refuse("name-in-use", `a sibling named ${name.value} already exists`);
+  }
   const usn = dir.allocateUsn();
   dir.write({
     ...record,

@@ -5,6 +5,7 @@ import type { AttributeDef } from "../schema";
 import type { Meta, ValueAtom } from "../store/record";
 import type { Matching } from "../syntax";
 import { limits } from "../limits";
+import { fold } from "../naming";
 import { attachedFacetsAttribute } from "../schema";
 import { matchKey, parseValue } from "../syntax";
 
@@ -157,6 +158,11 @@ function normalizeMeta(
   for (const [key, rawValues] of entries) {
     const metaAttr = dir.schema.attribute(key);
     if (metaAttr === undefined || !attr.legalMeta.includes(metaAttr.name)) {
+      const kept = heldUnchanged(heldMeta, key, rawValues);
+      if (kept !== null) {
+        out[kept[0]] = [...kept[1]];
+        continue;
+      }
       return refuse("illegal-meta-key", `${attr.name}: meta key ${key} is not in its legalMeta`);
     }
     if (out[metaAttr.name] !== undefined) {
@@ -181,6 +187,30 @@ function normalizeMeta(
     if (values.length > 0) out[metaAttr.name] = values.sort();
   }
   return ok(Object.keys(out).length === 0 ? null : out);
+}
+
+/**
+ * A meta key the value already holds, given back with the values it holds: kept as held even
+ * when the key left the attribute's legalMeta (its definition deleted on another node while
+ * this value took it). Refusing it made every rewrite of the attribute, which a client does
+ * with the values and meta it read, fail `illegal-meta-key`, and a deleted object holding it
+ * unrestorable (adversarial-scenario audit, twenty-fourth session;
+ * regressions/held-meta-key-outside-legal-meta-scripted). A new key, or new values under it,
+ * is still refused.
+ */
+function heldUnchanged(
+  heldMeta: Meta | null,
+  key: string,
+  rawValues: unknown,
+): readonly [string, readonly string[]] | null {
+  if (heldMeta === null) return null;
+  const name = Object.keys(heldMeta).find((k) => fold(k) === fold(key));
+  const held = name === undefined ? undefined : heldMeta[name];
+  if (name === undefined || held === undefined) return null;
+  const given = Array.isArray(rawValues) ? rawValues : [rawValues];
+  if (given.length !== held.length || !given.every((v) => typeof v === "string")) return null;
+  const sorted = [...(given as string[])].sort();
+  return sorted.every((v, i) => v === held[i]) ? [name, held] : null;
 }
 
 export function sameMeta(a: Meta | null, b: Meta | null): boolean {

@@ -141,6 +141,27 @@ export class EffectiveView {
     return ok(current);
   }
 
+  /**
+   * Whether an alive object other than `except` shows under `parent` by `name` (caseless): a
+   * stored child of that name, under /LostAndFound also an orphan or a broken cycle's member
+   * stored elsewhere, and an object whose CNF display name it is. SPEC's name-in-use is about
+   * the siblings a client sees: checking stored children alone let a create or move into
+   * /LostAndFound, or a rename of an orphan shown there, take the name of an orphan beside it,
+   * and a rename to `NAME CNF:<guid>` take another object's path (adversarial-scenario audit,
+   * twenty-fourth session; regressions/shown-sibling-name-in-use-scripted).
+   */
+  nameTaken(parent: Guid, name: string, except: Guid | null): boolean {
+    const folded = fold(name);
+    for (const id of this.dir.store.aliveNamed(parent, folded)) if (id !== except) return true;
+    if (parent === this.dir.landmarks()?.lostAndFound && this.storedNameShownBesides(parent, folded, except)) {
+      return true;
+    }
+    // Only a name holding the marker can be another object's CNF display name.
+    if (!name.includes(cnfMarker)) return false;
+    const shown = this.child(parent, name);
+    return shown !== undefined && shown.id !== except;
+  }
+
   private child(parent: Guid, segment: string): ObjectRecord | undefined {
     const wanted = fold(segment);
     const marker = segment.lastIndexOf(cnfMarker);
@@ -204,7 +225,13 @@ export class EffectiveView {
   private storedNameShown(parent: Guid, folded: string): boolean {
     if (this.dir.store.aliveNamedCount(parent, folded) > 0) return true;
     if (parent !== this.dir.landmarks()?.lostAndFound) return false;
+    return this.storedNameShownBesides(parent, folded, null);
+  }
+
+  /** A repaired arrival under `parent` (/LostAndFound) with that stored name, not `except`. */
+  private storedNameShownBesides(parent: Guid, folded: string, except: Guid | null): boolean {
     for (const id of this.dir.suspectsNamed(folded)) {
+      if (id === except) continue;
       const r = this.dir.get(id);
       if (r !== undefined && r.existence.stage === "alive" && this.repairOf(r).effectiveParent === parent) {
         return true;
