@@ -3,7 +3,7 @@ import { definitionClasses } from "../directory";
 import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
-import { fold, validateObjectName } from "../naming";
+import { validateObjectName } from "../naming";
 import type { ClassDef } from "../schema";
 import { requireWritable } from "./gates";
 import type { ValueInput } from "./normalize-values";

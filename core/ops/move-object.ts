@@ -4,7 +4,7 @@ import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { parseGuid } from "../guid";
-import { fold, validateObjectName } from "../naming";
+import { validateObjectName } from "../naming";
 import { isRoot, requireObject, requireWritable } from "./gates";
 import { checkSchemaPlacement, inSchemaSubtree } from "./schema-placement";
 import { onStoredChain } from "./stored-chain";
@@ -53,8 +53,8 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
   // member keeps it under /LostAndFound, among the siblings shown there.
   const view = new EffectiveView(dir);
   const shownUnder = newParent === record.placement.parent ? (view.of(record).effectiveParent ?? newParent) : newParent;
-  const storedClash = dir.store.aliveNamed(newParent, fold(name.value)).some((other) => other !== id);
-  if (storedClash || view.nameTaken(shownUnder, name.value, id)) {
+  const taken = (parent: Guid): boolean => view.nameTaken(parent, name.value, id);
+  if (taken(newParent) || (shownUnder !== newParent && taken(shownUnder))) {
     return refuse("name-in-use", `a sibling named ${name.value} already exists`);
   }
   const usn = dir.allocateUsn();
