@@ -113,6 +113,24 @@ describe("KvStore", () => {
     expect([...entries].sort()).toEqual([["o/b", "2"], ["o/c", "3"]]);
   });
 
+  it("refuses damage in the first record after an empty snapshot, as with no snapshot at all", () => {
+    // Diff review, twenty-fifth session: the refusal keyed on "no snapshot", so a store rotated
+    // while still empty cut the same damage and every whole record behind it, and opened empty.
+    const fs = new MemoryFileSystem();
+    const { store } = KvStore.open(fs);
+    store.rotate();
+    store.commit([{ puts: [["domain", "x".repeat(40)]], dels: [] }]);
+    store.commit([{ puts: [["o/b", "2"]], dels: [] }]);
+    store.commit([{ puts: [["o/c", "3"]], dels: [] }]);
+    const path = "wal/gen-000002.log";
+    const file = fs.read(path)!;
+    file[20] = (file[20] ?? 0) ^ 0xff;
+    fs.write(path, file);
+    fs.sync(path);
+    expect(() => KvStore.open(fs)).toThrow(/damaged in its first record \(byte 0\).*2 whole, checksummed records follow it/);
+    expect(fs.read(path)).toEqual(file);
+  });
+
   it("pays erasure debt only when no file holds the plaintext, across a restart", () => {
     const fs = new MemoryFileSystem();
     const marker = new TextEncoder().encode("PLAINTEXT-7f3a");

@@ -123,8 +123,9 @@ export class WriteAheadLog {
     }
     for (const [index, generation] of live.entries()) {
       const newest = index === live.length - 1;
-      // Nothing before this generation's records: no snapshot, no older generation.
-      const first = start.generation === 0 && start.seq === 0 && index === 0;
+      // Nothing before this generation's records: no record in a snapshot or in an older
+      // generation (an empty snapshot or an empty sealed generation holds none either).
+      const first = lastSeq === 0;
       const replay = replayGeneration(fs, generation, lastSeq, newest, first);
       for (const record of replay.records) records.push(record);
       lastSeq = replay.records.at(-1)?.seq ?? lastSeq;
