@@ -9,6 +9,7 @@ import { isRoot, requireObject, requireWritable } from "./gates";
 import { checkSchemaPlacement, inSchemaSubtree } from "./schema-placement";
 import { onStoredChain } from "./stored-chain";
 import { EffectiveView } from "../view/effective-view";
+import { onAliveStoredCycle } from "../view/placement-repair";
 
 export interface MoveRequest {
   readonly name?: unknown;
@@ -50,12 +51,23 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
   }
   if (newParent === record.placement.parent && name.value === record.placement.name) return ok(null);
   // Checked where the object will show: a rename in place of an orphan or a broken cycle's
-  // member keeps it under /LostAndFound, among the siblings shown there.
+  // member keeps it under /LostAndFound, among the siblings shown there. A rename in place of
+  // any member of a stored cycle is a placement claim that may make it the cycle's breaker, so
+  // /LostAndFound judges it too (diff review, twenty-fifth session).
   const view = new EffectiveView(dir);
-  const shownUnder = newParent === record.placement.parent ? (view.of(record).effectiveParent ?? newParent) : newParent;
-  const taken = (parent: Guid): boolean => view.nameTaken(parent, name.value, id);
-  if (taken(newParent) || (shownUnder !== newParent && taken(shownUnder))) {
-    return refuse("name-in-use", `a sibling named ${name.value} already exists`);
+  const inPlace = newParent === record.placement.parent;
+  const judged = new Set<Guid>([newParent]);
+  if (inPlace) {
+    judged.add(view.of(record).effectiveParent ?? newParent);
+    const lostAndFound = dir.landmarks()?.lostAndFound;
+    if (lostAndFound !== undefined && lostAndFound !== null && onAliveStoredCycle(dir, record)) {
+      judged.add(lostAndFound);
+    }
+  }
+  for (const parent of judged) {
+    if (view.nameTaken(parent, name.value, id)) {
+      return refuse("name-in-use", `a sibling named ${name.value} already exists`);
+    }
   }
   const usn = dir.allocateUsn();
   dir.write({

@@ -9,6 +9,8 @@ import { heldValues, normalizeValues } from "./normalize-values";
 import type { ObjectRecord, ValueAtom } from "../store/record";
 import { atomLife, lifeOf, lifeOfVersion, presentValues } from "../store/record";
 import { effectiveStage } from "../view/aging";
+import { EffectiveView } from "../view/effective-view";
+import { effectiveParentWith } from "../view/placement-repair";
 import { isGhost, requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
 import { writeStage } from "./write-stage";
@@ -53,11 +55,9 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   if (parent === undefined || (parent.existence.stage !== "alive" && !parentLifted)) {
     return refuse("not-restorable", `the parent of object ${id} is not alive`);
   }
-  for (const root of roots) {
-    const at = root.placement.parent;
-    if (at !== null && tookNameMeanwhile(dir, at, root)) {
-      return refuse("name-in-use", `an alive sibling now holds the name ${root.placement.name}`);
-    }
+  const taken = nameTakenMeanwhile(dir, roots, lifted);
+  if (taken !== null) {
+    return refuse("name-in-use", `an alive sibling now holds the name ${taken.placement.name}`);
   }
   const revivable = checkRevivable(dir, lifted);
   if (!revivable.ok) return revivable;
@@ -125,17 +125,43 @@ function classDeletedHere(dir: Directory, record: ObjectRecord): Result<null> | 
 }
 
 /**
- * Whether an alive sibling took the deleted record's name meanwhile (SPEC): it claimed the
- * name, or came back alive, at or after the record's delete. A sibling that already held the
- * name alive before (replicas created the two concurrently: a CNF pair) does not block the
- * restore, which gives the pair back as it was; refusing it made deleting either copy of a
- * CNF pair impossible to undo.
+ * The first lifted record whose name an alive sibling took meanwhile, or null. Each root is
+ * judged under its stored parent, and every lifted record under the parent it will show under
+ * once the restore is done, when that is not itself lifted: a restored cycle's breaker shows
+ * under /LostAndFound, among the orphans shown there (diff review, twenty-fifth session;
+ * regressions/restore-beside-shown-orphan-scripted,
+ * restore-cycle-beside-lost-and-found-name-scripted). A restore is one local write, and
+ * name-in-use is judged among the siblings a client sees, as for create and move.
  */
-function tookNameMeanwhile(dir: Directory, parentId: Guid, record: ObjectRecord): boolean {
+function nameTakenMeanwhile(
+  dir: Directory,
+  roots: readonly ObjectRecord[],
+  lifted: readonly ObjectRecord[],
+): ObjectRecord | null {
+  const view = new EffectiveView(dir);
+  const liftedIds = new Set(lifted.map((r) => r.id));
+  for (const root of roots) {
+    const at = root.placement.parent;
+    if (at !== null && tookNameMeanwhile(view, at, root)) return root;
+  }
+  for (const r of lifted) {
+    const shown = effectiveParentWith(dir, r, liftedIds);
+    if (shown === null || liftedIds.has(shown) || shown === r.placement.parent) continue;
+    if (tookNameMeanwhile(view, shown, r)) return r;
+  }
+  return null;
+}
+
+/**
+ * Whether an alive sibling under `parentId` took the deleted record's name meanwhile (SPEC):
+ * it claimed the name, or came back alive, at or after the record's delete. A sibling that
+ * already held the name alive before (replicas created the two concurrently: a CNF pair) does
+ * not block the restore, which gives the pair back as it was; refusing it made deleting either
+ * copy of a CNF pair impossible to undo.
+ */
+function tookNameMeanwhile(view: EffectiveView, parentId: Guid, record: ObjectRecord): boolean {
   const deletedAtMs = record.existence.stamp.atMs;
-  for (const other of dir.store.aliveNamed(parentId, fold(record.placement.name))) {
-    const sibling = dir.get(other);
-    if (sibling === undefined) continue;
+  for (const sibling of view.holdersOf(parentId, fold(record.placement.name), record.id)) {
     const since = Math.max(sibling.placement.stamp.atMs, sibling.existence.stamp.atMs);
     if (since >= deletedAtMs) return true;
   }

@@ -24,6 +24,7 @@ interface CnfName {
 }
 
 const cnfMarker = " CNF:";
+const foldedCnfMarker = fold(cnfMarker);
 const depthMax = 100_000;
 
 /**
@@ -152,14 +153,33 @@ export class EffectiveView {
    */
   nameTaken(parent: Guid, name: string, except: Guid | null): boolean {
     const folded = fold(name);
-    for (const id of this.dir.store.aliveNamed(parent, folded)) if (id !== except) return true;
-    if (parent === this.dir.landmarks()?.lostAndFound && this.storedNameShownBesides(parent, folded, except)) {
-      return true;
-    }
-    // Only a name holding the marker can be another object's CNF display name.
-    if (!name.includes(cnfMarker)) return false;
+    if (this.holdersOf(parent, folded, except).length > 0) return true;
+    // Only a name holding the marker, in any case (names are caseless), can be another
+    // object's CNF display name.
+    if (!folded.includes(foldedCnfMarker)) return false;
     const shown = this.child(parent, name);
     return shown !== undefined && shown.id !== except;
+  }
+
+  /**
+   * The alive objects other than `except` that hold the folded stored name `folded` under
+   * `parent`: its stored children of that name, and under /LostAndFound the orphans and broken
+   * cycles' members shown there by it. A stored child a repair shows elsewhere still counts:
+   * its name comes back under `parent` once the repair dissolves (a conservative refusal).
+   */
+  holdersOf(parent: Guid, folded: string, except: Guid | null): ObjectRecord[] {
+    const holders: ObjectRecord[] = [];
+    for (const id of this.dir.store.aliveNamed(parent, folded)) {
+      const r = id === except ? undefined : this.dir.get(id);
+      if (r !== undefined) holders.push(r);
+    }
+    if (parent !== this.dir.landmarks()?.lostAndFound) return holders;
+    for (const id of this.dir.suspectsNamed(folded)) {
+      const r = id === except ? undefined : this.dir.get(id);
+      if (r === undefined || r.existence.stage !== "alive" || holders.includes(r)) continue;
+      if (this.repairOf(r).effectiveParent === parent) holders.push(r);
+    }
+    return holders;
   }
 
   private child(parent: Guid, segment: string): ObjectRecord | undefined {

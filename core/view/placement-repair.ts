@@ -69,6 +69,48 @@ function ended(members: readonly ObjectRecord[], acyclic: Set<Guid>): null {
   return null;
 }
 
+/**
+ * Where `record` shows once the records in `aliveToo` are alive as well (what a restore lifts):
+ * placementRepair's effective parent, judged with those tombstones taken for alive.
+ */
+export function effectiveParentWith(dir: Directory, record: ObjectRecord, aliveToo: ReadonlySet<Guid>): Guid | null {
+  const isAlive = (r: ObjectRecord): boolean => r.existence.stage === "alive" || aliveToo.has(r.id);
+  const stored = record.placement.parent;
+  const landmarks = dir.landmarks();
+  const lostAndFound = landmarks?.lostAndFound ?? landmarks?.root ?? null;
+  if (stored === null || lostAndFound === null) return stored;
+  if (record.id === landmarks?.root) return null;
+  const members: ObjectRecord[] = [record];
+  const seen = new Set<Guid>([record.id]);
+  let cursor: Guid | null = stored;
+  for (let depth = 0; cursor !== null && depth < depthMax; depth++) {
+    if (cursor === record.id) return latestClaim(members) === record.id ? lostAndFound : stored;
+    const next = dir.get(cursor);
+    if (next === undefined || !isAlive(next)) return depth === 0 ? lostAndFound : stored;
+    // A cycle above `record` that does not contain it.
+    if (seen.has(cursor)) return stored;
+    seen.add(cursor);
+    members.push(next);
+    cursor = next.placement.parent;
+  }
+  return stored;
+}
+
+/** Whether walking up from alive `record` through alive stored parents comes back to it. */
+export function onAliveStoredCycle(dir: Directory, record: ObjectRecord): boolean {
+  if (record.existence.stage !== "alive") return false;
+  const seen = new Set<Guid>([record.id]);
+  let cursor = record.placement.parent;
+  for (let depth = 0; cursor !== null && depth < depthMax; depth++) {
+    if (cursor === record.id) return true;
+    const next = dir.get(cursor);
+    if (next === undefined || next.existence.stage !== "alive" || seen.has(cursor)) return false;
+    seen.add(cursor);
+    cursor = next.placement.parent;
+  }
+  return false;
+}
+
 function latestClaim(members: readonly ObjectRecord[]): Guid {
   let best = members[0]!;
   for (const m of members) {
