@@ -53,15 +53,20 @@ export function prepareAttributes(
   // Only values being written are judged: a stored value naming a facet this node does not
   // (yet, or any more) know contributes nothing to the surface and must not block writes of
   // other attributes (replication may deliver an instance before its facet).
+  // A facet the object already holds attached passes, compiled or not: a reference already
+  // held survives rewrites after its target died (a facet deleted on another node while this
+  // one attached it refused every later attach as unknown-facet; multi-valued audit,
+  // twenty-fifth session, regressions/held-dead-facet-rewrite-scripted).
   const written = prepared.find((p) => p.attr.name === attachedFacetsAttribute);
+  const heldFacets = new Set(attached.before);
   for (const id of written?.values.map((v) => v.value) ?? []) {
-    if (dir.schema.facetById(id) === undefined) {
+    if (dir.schema.facetById(id) === undefined && !heldFacets.has(id)) {
       return refuse("unknown-facet", `attachedFacets value ${id} is not a facet definition`);
     }
   }
   const surface = surfaceOf(dir.schema, className, attached.next);
   for (const p of prepared) {
-    if (!surface.attributes.has(p.attr.name)) {
+    if (!surface.attributes.has(p.attr.name) && !onlyHeld(current, p)) {
       return refuse("attribute-not-permitted", `${p.attr.name} is outside the surface of ${className}`);
     }
   }
@@ -104,4 +109,21 @@ function checkDetach(
     }
   }
   return ok(null);
+}
+
+/**
+ * Whether a write keeps or removes values the object holds and adds or changes none. Values
+ * outside the surface are held when replication raced a detach (facet-has-values judges only
+ * the values the detaching node holds) or a restore brought them back after their facet was
+ * deleted; such a write lets them be cleared, where refusing it left them for good
+ * (multi-valued audit, twenty-fifth session; regressions/detach-race-values-clearable-scripted).
+ */
+function onlyHeld(current: ObjectRecord | null, p: PreparedAttribute): boolean {
+  const present = current === null ? [] : presentValues(current, p.attr.name);
+  if (present.length === 0) return false;
+  const held = new Map(present.map((a) => [a.key, a]));
+  return p.values.every((v) => {
+    const atom = held.get(v.key);
+    return atom !== undefined && atom.value === v.value && JSON.stringify(atom.meta) === JSON.stringify(v.meta);
+  });
 }

@@ -4,10 +4,9 @@ import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { fold } from "../naming";
 import type { AttributeDef } from "../schema";
-import { attachedFacetsAttribute, surfaceOf } from "../schema";
 import { heldValues, normalizeValues } from "./normalize-values";
 import type { ObjectRecord, ValueAtom } from "../store/record";
-import { atomLife, lifeOf, lifeOfVersion, presentValues } from "../store/record";
+import { atomLife, lifeOf, lifeOfVersion } from "../store/record";
 import { effectiveStage } from "../view/aging";
 import { EffectiveView } from "../view/effective-view";
 import { effectiveParentWith } from "../view/placement-repair";
@@ -171,8 +170,9 @@ function tookNameMeanwhile(view: EffectiveView, parentId: Guid, record: ObjectRe
 /**
  * A conflict SPEC's restore condition rules out: the schema moved on while the subtree lay in
  * the morgue. A record whose class was deleted meanwhile would come back as an alive ghost,
- * and values of an attribute that left the record's surface (attribute or facet deleted)
- * would come back outside the schema; either refuses the whole restore as not-restorable.
+ * and values of an attribute no longer defined would come back outside the schema; either
+ * refuses the whole restore as not-restorable. Values of a defined attribute that left the
+ * record's surface (its facet detached or deleted) come back held, and can be cleared.
  */
 function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result<null> {
   for (const r of lifted) {
@@ -182,13 +182,15 @@ function checkRevivable(dir: Directory, lifted: readonly ObjectRecord[]): Result
       const className = r.existence.className;
       return refuse("not-restorable", `the class ${className} of ${who} no longer exists`);
     }
-    const attached = presentValues(r, attachedFacetsAttribute).map((a) => a.value ?? "");
-    const surface = surfaceOf(dir.schema, cls.name, attached).attributes;
     for (const [attr, atoms] of r.attrs) {
       const held = [...atoms.values()].some((a) => a.present);
       const def = dir.schema.attribute(attr);
-      if (held && (def === undefined || !surface.has(def.name))) {
-        return refuse("not-restorable", `${who} holds ${attr} values outside its surface now`);
+      // Values of an alive attribute outside the surface come back held, and a write can clear
+      // them (prepare-attributes.ts onlyHeld): replication racing a detach leaves them on an
+      // alive object too, and refusing made its delete impossible to undo (multi-valued
+      // audit, twenty-fifth session). Values of an attribute no longer defined still refuse.
+      if (held && def === undefined) {
+        return refuse("not-restorable", `${who} holds ${attr} values, an attribute no longer defined`);
       }
       // Atoms of an ended life do not come back (restampValues), so they are not judged.
       const life = lifeOf(r.existence);
