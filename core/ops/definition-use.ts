@@ -50,7 +50,9 @@ function objectUsers(dir: Directory, def: ObjectRecord, removing: ReadonlySet<Gu
   if (className === "facetDefinition") {
     for (const ref of dir.store.referencedBy(def.id)) {
       const source = dir.get(ref.source);
-      if (source?.existence.stage === "alive" && !removing.has(ref.source)) {
+      // A definition naming the facet is listed once, by definitionDependents.
+      if (source === undefined || definitionClasses.has(source.existence.className)) continue;
+      if (source.existence.stage === "alive" && !removing.has(ref.source)) {
         out.push(`object ${source.placement.name} (${source.id}) via ${ref.attribute}`);
       }
     }

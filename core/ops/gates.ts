@@ -45,6 +45,17 @@ export function requireKnownClass(dir: Directory, record: ObjectRecord): Result<
   return ok(record);
 }
 
+/**
+ * A ghost whose class definition this node holds as a tombstone: its class will not arrive by
+ * sync (the unused-delete rule lets a class go once its instances are all tombstones), so
+ * `ghost-object`'s "until sync converges" never comes.
+ */
+export function classDeletedHere(dir: Directory, record: ObjectRecord): boolean {
+  if (!isGhost(dir, record)) return false;
+  const definition = dir.get(record.existence.classId);
+  return definition !== undefined && definition.existence.stage !== "alive";
+}
+
 export function isGhost(dir: Directory, record: ObjectRecord): boolean {
   return dir.schema.classById(record.existence.classId) === undefined;
 }

@@ -10,7 +10,7 @@ import { atomLife, lifeOf, lifeOfVersion } from "../store/record";
 import { effectiveStage } from "../view/aging";
 import { EffectiveView } from "../view/effective-view";
 import { effectiveParentWith } from "../view/placement-repair";
-import { isGhost, requireKnownClass, requireObject } from "./gates";
+import { classDeletedHere, requireKnownClass, requireObject } from "./gates";
 import { subtree } from "./subtree";
 import { writeStage } from "./write-stage";
 import { trialRevive } from "./trial-compile";
@@ -31,7 +31,7 @@ export function restoreObject(dir: Directory, id: Guid, atMs: number): Result<nu
   }
   const found = requireObject(dir, id);
   if (!found.ok) return found;
-  const deletedClass = classDeletedHere(dir, found.value);
+  const deletedClass = classDeletedHereRefusal(dir, found.value);
   if (deletedClass !== null) return deletedClass;
   const known = requireKnownClass(dir, found.value);
   if (!known.ok) return known;
@@ -113,13 +113,15 @@ function deadCycleOf(dir: Directory, record: ObjectRecord, atMs: number): Object
  * will not arrive. Refused as not-restorable, naming the way back; a class this node has never
  * seen stays ghost-object.
  */
-function classDeletedHere(dir: Directory, record: ObjectRecord): Result<null> | null {
-  if (!isGhost(dir, record)) return null;
-  const definition = dir.get(record.existence.classId);
-  if (definition === undefined || definition.existence.stage === "alive") return null;
+function classDeletedHereRefusal(dir: Directory, record: ObjectRecord): Result<null> | null {
+  if (!classDeletedHere(dir, record)) return null;
+  if (dir.get(record.existence.classId)?.existence.stage === "shredded") {
+    const className = record.existence.className;
+    return refuse("not-restorable", `the class ${className} of object ${record.id} is shredded; the object cannot come back`);
+  }
   return refuse(
     "not-restorable",
-    `the class ${record.existence.className} of object ${record.id} is deleted; restore its definition (${definition.id}) first`,
+    `the class ${record.existence.className} of object ${record.id} is deleted; restore its definition (${record.existence.classId}) first`,
   );
 }
 

@@ -542,6 +542,17 @@ describe("the unused-delete rule (definition-in-use names the blockers)", () => 
     expect(refusalMessage(r)).toContain(s.badged);
   });
 
+  it("a facet named by a class and attached to an object names each blocker once", () => {
+    const s = setup();
+    const ou = make(s.node, s.root, "holder", "organizationalUnit", t0Ms, { attachedFacets: [s.badged] });
+    const r = s.node.delete(s.badged, t0Ms);
+    expect(outcome(r)).toBe("definition-in-use");
+    // The class was named twice, as a definition and again as an object via facets (HTTP audit).
+    expect(refusalMessage(r)).toBe(
+      `still used by: definition com.example-employee (${s.employee}), object holder (${ou}) via attachedFacets`,
+    );
+  });
+
   it("an attribute holding values on an object cannot be deleted", () => {
     const s = setup();
     const ou = make(s.node, s.root, "holder", "organizationalUnit", t0Ms, {
@@ -683,6 +694,22 @@ describe("restore is an originating schema write too", () => {
     expect(outcome(s.node.restore(s.badged, t0Ms))).toBe("ok");
     expect(unwrap(s.node.schema()).facets.find((f) => f.id === s.badged)?.attributes).toEqual([]);
     expect(unwrap(s.node.schema()).quarantined).toEqual([]);
+  });
+
+  it("a tombstone whose class was deleted here can still be shredded, and says when it cannot come back", () => {
+    const s = setup();
+    const bob = make(s.node, s.root, "bob", "com.example-employee", t0Ms, { description: ["secret"] });
+    unwrap(s.node.delete(bob, t0Ms));
+    unwrap(s.node.delete(s.employee, t0Ms));
+    unwrap(s.node.shred(s.employee, t0Ms));
+    const r = s.node.restore(bob, t0Ms);
+    expect(outcome(r)).toBe("not-restorable");
+    expect(refusalMessage(r)).toContain("is shredded; the object cannot come back");
+    // It answered ghost-object, whose sync never comes, and the values stayed until aging.
+    expect(outcome(s.node.shred(bob, t0Ms))).toBe("ok");
+    const after = unwrap(s.node.object(bob, t0Ms));
+    expect(after.stage).toBe("shredded");
+    expect(after.attributes).toEqual([]);
   });
 
   it("a subtree whose class was deleted meanwhile is not restored as alive ghosts", () => {

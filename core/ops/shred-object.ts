@@ -4,7 +4,7 @@ import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import type { ObjectRecord } from "../store/record";
 import { checkProtectedAndUsed, guardRemoval } from "./delete-object";
-import { requireKnownClass, requireObject } from "./gates";
+import { classDeletedHere, requireKnownClass, requireObject } from "./gates";
 import { shownSubtree } from "./subtree";
 import { writeStage } from "./write-stage";
 import { effectiveStage } from "../view/aging";
@@ -26,8 +26,13 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   if (!shreddable(dir, found.value, atMs, purgeAfterMs)) {
     return refuse("already-deleted", `object ${id} is already shredded (or aged past its restore window)`);
   }
-  const known = requireKnownClass(dir, found.value);
-  if (!known.ok) return known;
+  // A shred validates nothing against the class: an object whose class this node holds
+  // deleted is erased (it answered ghost-object, whose sync never comes, and its values stayed
+  // until aging; HTTP audit, twenty-fifth session). A class not yet seen still waits.
+  if (!classDeletedHere(dir, found.value)) {
+    const known = requireKnownClass(dir, found.value);
+    if (!known.ok) return known;
+  }
   const guarded = guardRemoval(dir, id);
   if (!guarded.ok) return guarded;
   // Records already effectively shredded (hardened, or aged past the restore window) are left
