@@ -105,7 +105,7 @@ function renderAttributes(
   nowMs: number,
   observed: StageObservation[],
 ): AttributePayload[] {
-  const out: AttributePayload[] = [];
+  const out: Array<{ entry: AttributePayload; stored: string }> = [];
   for (const [name, atoms] of record.attrs) {
     const def = view.dir.schema.attribute(name);
     const sorted = [...atoms.values()]
@@ -119,9 +119,15 @@ function renderAttributes(
       .filter((a) => !a.present)
       .map((a) => ({ key: a.key, stamp: renderStamp(a.stamp) }));
     const entry: AttributePayload = { name: def?.name ?? name, values };
-    out.push(absent.length > 0 ? { ...entry, absent } : entry);
+    out.push({ entry: absent.length > 0 ? { ...entry, absent } : entry, stored: name });
   }
-  return out.sort((a, b) => compareCaseless(a.name, b.name));
+  // Two stored spellings can render under one canonical name (one wire name defined in two
+  // casings on two nodes at once: the lowest id wins, values written under the other's
+  // spelling stay). Their order is the stored spellings', not the Map's arrival order, so
+  // nodes holding the same atoms render the same payload (multi-valued audit, twenty-fifth
+  // session).
+  out.sort((a, b) => compareCaseless(a.entry.name, b.entry.name) || compareCodePoints(a.stored, b.stored));
+  return out.map((o) => o.entry);
 }
 
 function renderValue(
