@@ -16,7 +16,7 @@ import { writeStage } from "./write-stage";
  * system-object-protected (anywhere in the subtree), definition-in-use / facet-has-values.
  */
 export function deleteObject(dir: Directory, id: Guid, atMs: number): Result<null> {
-  const target = requireWritable(dir, id);
+  const target = requireWritable(dir, id, true);
   if (!target.ok) return target;
   const guarded = guardRemoval(dir, id);
   if (!guarded.ok) return guarded;

@@ -17,8 +17,14 @@ export function requireObject(dir: Directory, id: Guid): Result<ObjectRecord> {
   return ok(record);
 }
 
-/** The originating-write gate: latches first, then existence, then tombstones, then ghosts. */
-export function requireWritable(dir: Directory, id: Guid): Result<ObjectRecord> {
+/**
+ * The originating-write gate: latches first, then existence, then tombstones, then ghosts. A
+ * delete (`removal`) lets through a ghost whose class this node holds deleted
+ * (classDeletedHere): removing it validates nothing against the class, and ghost-object's
+ * "until sync converges" never comes for it (a class deleted on one node while another
+ * instantiated it left the instance a ghost, undeletable, for good; twenty-fifth session).
+ */
+export function requireWritable(dir: Directory, id: Guid, removal = false): Result<ObjectRecord> {
   if (dir.rollbackLatched) {
     return refuse(
       "rollback-quarantine",
@@ -31,6 +37,7 @@ export function requireWritable(dir: Directory, id: Guid): Result<ObjectRecord> 
   if (record.existence.stage !== "alive") {
     return refuse("already-deleted", `object ${id} is a tombstone (${record.existence.stage})`);
   }
+  if (removal && classDeletedHere(dir, record)) return ok(record);
   return requireKnownClass(dir, record);
 }
 
