@@ -145,8 +145,9 @@ function nameTakenMeanwhile(
     const at = root.placement.parent;
     if (at !== null && tookNameMeanwhile(view, at, root)) return root;
   }
+  const acyclic = new Set<Guid>();
   for (const r of lifted) {
-    const shown = effectiveParentWith(dir, r, liftedIds);
+    const shown = effectiveParentWith(dir, r, liftedIds, acyclic);
     if (shown === null || liftedIds.has(shown) || shown === r.placement.parent) continue;
     if (tookNameMeanwhile(view, shown, r)) return r;
   }

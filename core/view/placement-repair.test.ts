@@ -83,6 +83,10 @@ describe("effectiveParentWith (a restore's look ahead)", () => {
           effectiveParentWith(d.node.dir, d.node.dir.get(ids[i]!)!, lifted);
         const cycles = ids.map((id) => onAliveStoredCycle(d.node.dir, d.node.dir.get(id)!));
         const ahead = ids.map((_, i) => shown(i));
+        // One memo shared by every question of one restore gives the same answers.
+        const memo = new Set<Guid>();
+        const shared = ids.map((id) => effectiveParentWith(d.node.dir, d.node.dir.get(id)!, lifted, memo));
+        expect(shared).toEqual(ahead);
         parents.forEach((_, i) => {
           if (lifted.has(ids[i]!)) rewrite(d.node, ids[i]!, parentOf(i), true, t0Ms + claimsMs[i]! * 1000);
         });

@@ -71,28 +71,45 @@ function ended(members: readonly ObjectRecord[], acyclic: Set<Guid>): null {
 
 /**
  * Where `record` shows once the records in `aliveToo` are alive as well (what a restore lifts):
- * placementRepair's effective parent, judged with those tombstones taken for alive.
+ * placementRepair's effective parent, judged with those tombstones taken for alive. `acyclic`
+ * memoizes, for one `aliveToo` and one state of the directory, the records whose walk up ends
+ * without a cycle (a restore asks for every record it lifts, top-down: the first walk of a
+ * chain reaches the root, the others stop at their parent).
  */
-export function effectiveParentWith(dir: Directory, record: ObjectRecord, aliveToo: ReadonlySet<Guid>): Guid | null {
+export function effectiveParentWith(
+  dir: Directory,
+  record: ObjectRecord,
+  aliveToo: ReadonlySet<Guid>,
+  acyclic: Set<Guid> = new Set(),
+): Guid | null {
   const isAlive = (r: ObjectRecord): boolean => r.existence.stage === "alive" || aliveToo.has(r.id);
   const stored = record.placement.parent;
   const landmarks = dir.landmarks();
   const lostAndFound = landmarks?.lostAndFound ?? landmarks?.root ?? null;
   if (stored === null || lostAndFound === null) return stored;
   if (record.id === landmarks?.root) return null;
+  const first = dir.get(stored);
+  if (first === undefined || !isAlive(first)) return lostAndFound;
+  // Only a walk from a record taken for alive tells about the records it passes (a tombstone
+  // it started from is dead where another walk passes it).
+  if (!isAlive(record)) acyclic = new Set();
   const members: ObjectRecord[] = [record];
   const seen = new Set<Guid>([record.id]);
   let cursor: Guid | null = stored;
   for (let depth = 0; cursor !== null && depth < depthMax; depth++) {
     if (cursor === record.id) return latestClaim(members) === record.id ? lostAndFound : stored;
-    const next = dir.get(cursor);
-    if (next === undefined || !isAlive(next)) return depth === 0 ? lostAndFound : stored;
-    // A cycle above `record` that does not contain it.
+    // A cycle above `record` that does not contain it: nothing to memoize.
     if (seen.has(cursor)) return stored;
+    const next: ObjectRecord | undefined = acyclic.has(cursor) ? undefined : dir.get(cursor);
+    if (next === undefined || !isAlive(next)) {
+      ended(members, acyclic);
+      return stored;
+    }
     seen.add(cursor);
     members.push(next);
     cursor = next.placement.parent;
   }
+  if (cursor === null) ended(members, acyclic);
   return stored;
 }
 
