@@ -41,6 +41,10 @@ it("retires each boot's invocation even when nothing was written between boots",
   expect(new Set(invocations).size).toBe(3);
   // The vector holds an entry for every invocation this node retired, the first two boots'.
   expect(Object.keys(view.utd).sort()).toEqual([invocations[0]!, invocations[1]!].sort());
+  // Stamped with the boot's wall clock, not 1970 (the journal audit found syncedAtMs 0: the
+  // daemon booted the node without its clock).
+  const synced = Object.values(view.utd as Record<string, { syncedAtMs: number }>).map((e) => e.syncedAtMs);
+  for (const at of synced) expect(Math.abs(at - Date.now())).toBeLessThan(3_600_000);
 });
 
 it("keeps only its newest retired invocations in the vector, however often it restarts", async () => {

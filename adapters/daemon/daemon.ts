@@ -149,7 +149,7 @@ export class Daemon {
     const loader = DirectoryNode.loader(new CryptoRandom());
     const opened = await DurableStore.openInto(dataDir, loader.put, { log });
     try {
-      const started = start(opened.store, loader.boot(), { ...options, dataDir }, clock());
+      const started = start(opened.store, loader.boot(clock()), { ...options, dataDir }, clock());
       started.node.warmIndexes();
       if (started.key.object === null) {
         throw new DaemonBootError(`${machineKeyFile} names no object`);

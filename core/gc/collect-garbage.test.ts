@@ -90,6 +90,18 @@ describe("purging past maxTimeApart", () => {
     expect(s.node.summary(at(10)).purgeHorizon).toBe(result.purgeHorizon);
   });
 
+  it("counts in its journal line only the residue of records that stay", () => {
+    // Residue of a record purged in the same run went with it (journal audit, twenty-fifth
+    // session: the line read "purged 1, residue 2" for one purged object).
+    const s = setup();
+    const gone = make(s.node, s.root, "Gone", "organizationalUnit", at(1), { description: ["a", "b", "c"] });
+    unwrap(s.node.putAttribute(gone, "description", ["a"], at(2)));
+    unwrap(s.node.delete(gone, at(3)));
+    unwrap(s.node.gc(at(purgeS + 10)));
+    const lines = s.node.journal().filter((r) => r.kind === "gc").map((r) => r.detail);
+    expect(lines.at(-1)).toMatch(/^hardened 0, purged 3, residue 0;/u);
+  });
+
   it("removes tombstones entirely; references report missing; the batch deletes the keys", () => {
     const s = setup();
     expect(unwrap(s.node.gc(at(purgeS - 1))).purged).toBe(0);

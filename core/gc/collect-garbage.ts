@@ -35,13 +35,10 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
   let residue = 0;
   let doomed: Guid[] = [];
   let doomedDefinitions = 0;
-  const compacted: ObjectRecord[] = [];
+  const compacted: Array<{ record: ObjectRecord; count: number }> = [];
   for (const record of dir.store.all()) {
     const dropped = record.hardened ? null : dropOldResidue(record, purgeHorizonMs);
-    if (dropped !== null) {
-      residue += dropped.count;
-      compacted.push(dropped.record);
-    }
+    if (dropped !== null) compacted.push(dropped);
     if (record.existence.stage === "alive") continue;
     if (record.existence.stamp.atMs < purgeHorizonMs) {
       doomed.push(record.id);
@@ -90,9 +87,12 @@ export function collectGarbage(dir: Directory, nowMs: number): GcOutcome {
   // Like hardening, an unstamped local compaction: the record keeps its USN (partners drop the
   // same residue on their own clocks). Records purged or hardened just now are left alone.
   const doomedIds = new Set(doomed);
-  for (const record of compacted) {
+  // Counted as written: residue of a record purged or hardened in the same run went with it
+  // (the line counted it; journal audit, twenty-fifth session).
+  for (const { record, count } of compacted) {
     if (doomedIds.has(record.id) || dir.get(record.id)?.hardened !== false) continue;
     dir.write(record);
+    residue += count;
   }
   for (const id of doomed.sort()) dir.purge(id);
   dir.refreshSchema();

@@ -112,6 +112,29 @@ function mergePlacement(
 }
 
 /**
+ * Whether the incoming atoms carry `atom`'s content (presence, value) under its key into
+ * `life`. `index` holds the incoming atoms of that life by attribute and key, built on first use.
+ */
+function reoriginated(
+  incoming: ReadonlyArray<readonly [string, readonly ValueAtom[]]>,
+  index: { byKey: Map<string, Map<string, ValueAtom>> | null },
+  name: string,
+  atom: ValueAtom,
+  life: number,
+): boolean {
+  if (index.byKey === null) {
+    index.byKey = new Map();
+    for (const [incomingName, atoms] of incoming) {
+      const keyed = new Map<string, ValueAtom>();
+      for (const a of atoms) if (atomLife(a) >= life) keyed.set(atomMapKey(a.key), a);
+      index.byKey.set(incomingName, keyed);
+    }
+  }
+  const carried = index.byKey.get(name)?.get(atomMapKey(atom.key));
+  return carried !== undefined && carried.present === atom.present && carried.value === atom.value;
+}
+
+/**
  * The merge order of two atoms under one key: the later life first (a restore re-originated
  * the key into its life, and a stale node of the ended life may have written the key more
  * often, reaching a higher version), then the stamp order.
@@ -139,18 +162,24 @@ function mergeAttrs(
   const out = new Map<string, Map<string, ValueAtom>>();
   let changed = false;
   let ended = 0;
+  let lost = 0;
+  const index = { byKey: null as Map<string, Map<string, ValueAtom>> | null };
   for (const [name, atoms] of held ?? []) {
     const kept = new Map<string, ValueAtom>();
     for (const [mapKey, atom] of atoms) {
-      if (atomLife(atom) < life) ended++;
-      else kept.set(mapKey, atom);
+      if (atomLife(atom) >= life) kept.set(mapKey, atom);
+      else {
+        ended++;
+        if (!reoriginated(incoming, index, name, atom, life)) lost++;
+      }
     }
     if (kept.size > 0) out.set(name, kept);
   }
-  if (ended > 0) {
-    changed = true;
-    discarded.push(`${id}: ${ended} held value atoms of an ended life superseded by a restore`);
-  }
+  if (ended > 0) changed = true;
+  // Only what the restore did not carry into its life was discarded: the atoms it
+  // re-originated come back with the same content (every node merging a plain restore
+  // journaled them as discarded; journal audit, twenty-fifth session).
+  if (lost > 0) discarded.push(`${id}: ${lost} held value atoms of an ended life superseded by a restore`);
   for (const [name, atoms] of incoming) {
     let map = out.get(name);
     for (const atom of atoms) {

@@ -39,7 +39,12 @@ export function applyBatch(dir: Directory, batch: PullBatch, nowMs: number): App
     dir.journal.add(nowMs, kind, `${line} (${from})`);
   }
   if (lines.length > journalLinesPerBatchMax) {
-    dir.journal.add(nowMs, "merge-discarded", `${lines.length - journalLinesPerBatchMax} more lines ${from}`);
+    // Filed under the kind most of the lines left out hold (journal audit: a batch of refused
+    // records ended in a "merge-discarded" count).
+    const rest = lines.slice(journalLinesPerBatchMax);
+    const refused = rest.filter(([kind]) => kind === "record-refused").length;
+    const kind = refused * 2 > rest.length ? "record-refused" : "merge-discarded";
+    dir.journal.add(nowMs, kind, `${rest.length} more lines (${from})`);
   }
   return { applied, refused, discarded: lines.length - refused };
 }

@@ -1,6 +1,8 @@
 import type { Guid } from "../guid";
 import type { DirectoryNode } from "../node/directory-node";
+import { fold } from "../naming";
 import { EffectiveView } from "../view/effective-view";
+import { aliveStoredCycle } from "../view/placement-repair";
 import { applyBatch } from "./apply-batch";
 import { enumerateChanges } from "./enumerate-changes";
 import { limits } from "../limits";
@@ -38,7 +40,13 @@ export class Replicator {
   private readonly refusedJournaled = new Set<Guid>();
   /** Per partner, the last completed pull a `partner-stale` warning was journaled for. */
   private readonly staleJournaled = new Map<Guid, number>();
+  /** Derived repairs journaled this boot, by object and kind. */
   private readonly repairsJournaled = new Set<string>();
+  /**
+   * Per partner, the records the merges of its pull cycle so far may have repaired, judged
+   * when the cycle completes (journalRepairs).
+   */
+  private readonly repairCandidates = new Map<Guid, Set<Guid>>();
 
   /**
    * Bytes a batch this node answers stops at (limits.batchBytesTarget; the simulator lowers
@@ -164,7 +172,7 @@ export class Replicator {
     const dir = this.node.dir;
     if (batch.utd !== null) this.checkRollback(batch.utd, nowMs);
     const outcome = applyBatch(dir, batch, nowMs);
-    if (outcome.applied > 0) this.journalRepairs(batch, nowMs);
+    if (outcome.applied > 0) this.noteRepairCandidates(batch);
     this.node.markChanged();
     if (batch.more) {
       // A source that started before the watermark (at zero, or where a forgotten future
@@ -188,6 +196,7 @@ export class Replicator {
     this.inFlight.delete(batch.from);
     this.resumeAt.delete(batch.from);
     this.refusedJournaled.delete(batch.from);
+    this.journalRepairs(batch.from, nowMs);
     const watermarks = { ...state.watermarks, [batch.from]: mark };
     this.node.replication = {
       ...state,
@@ -219,27 +228,66 @@ export class Replicator {
   }
 
   /** Derived repairs are views, not writes; the journal notes each one once. */
-  private journalRepairs(batch: PullBatch, nowMs: number): void {
-    const view = new EffectiveView(this.node.dir);
+  /**
+   * The records a batch's merges may have repaired: each record whose placement or existence
+   * arrived, and the held records the arrival may repair without arriving themselves: the
+   * alive children of a record that died (orphans now), its same-named stored siblings (a
+   * CNF name, when the arrival's claim is earlier), and the members of a stored cycle it
+   * closed. Judged once the cycle completes: records arrive in the source's USN order, so
+   * mid-cycle a child may precede its parent and a rename the rename that freed its name, and
+   * repairs judged per batch were journaled that the cycle's end undid (journal audit,
+   * twenty-fifth session), while repairs of held records were never journaled.
+   */
+  private noteRepairCandidates(batch: PullBatch): void {
+    const dir = this.node.dir;
+    let candidates = this.repairCandidates.get(batch.from);
+    if (candidates === undefined) {
+      candidates = new Set();
+      this.repairCandidates.set(batch.from, candidates);
+    }
     for (const delta of batch.deltas) {
-      // Only a placement or existence atom can make this record a new repair; a delta of
-      // values alone changes no name, parent or life (and rendering facts per value delta
-      // was a hot spot under /LostAndFound).
+      // Only a placement or existence atom can make a repair; a delta of values alone changes
+      // no name, parent or life.
       if (delta.placement === null && delta.existence === null) continue;
-      const record = this.node.dir.get(delta.id);
+      const record = dir.get(delta.id);
+      if (record === undefined) continue;
+      candidates.add(record.id);
+      if (record.existence.stage !== "alive") {
+        for (const child of dir.store.childIds(record.id)) candidates.add(child);
+        continue;
+      }
+      const parent = record.placement.parent;
+      if (parent === null) continue;
+      for (const sibling of dir.store.aliveNamed(parent, fold(record.placement.name))) candidates.add(sibling);
+      for (const member of aliveStoredCycle(dir, record) ?? []) candidates.add(member);
+    }
+  }
+
+  /**
+   * Journals the derived repairs a completed cycle left on its candidates, once per object and
+   * kind per boot (the placement repair first: an orphan or cycle member needs no CNF check,
+   * which under /LostAndFound compares it with every same-named orphan).
+   */
+  private journalRepairs(from: Guid, nowMs: number): void {
+    const candidates = this.repairCandidates.get(from);
+    if (candidates === undefined) return;
+    this.repairCandidates.delete(from);
+    const dir = this.node.dir;
+    const view = new EffectiveView(dir);
+    for (const id of candidates) {
+      const record = dir.get(id);
       if (record === undefined || record.existence.stage !== "alive") continue;
-      // The placement repair first: an orphan or cycle member already journaled needs no CNF
-      // name, which under /LostAndFound means comparing it with every same-named orphan.
       const repair = view.placement(record);
       let kind = repair.cycleBroken ? "cycle broken" : repair.orphaned ? "orphaned" : null;
       if (kind === null) {
         if (!view.of(record).conflicted) continue;
         kind = "CNF name";
       }
-      const key = `${record.id}:${kind}:${record.placement.stamp.version}`;
+      const key = `${record.id}:${kind}`;
       if (this.repairsJournaled.has(key)) continue;
       this.repairsJournaled.add(key);
-      this.node.dir.journal.add(nowMs, "repair", `${record.id}: ${kind}, shown as ${view.path(record)}`);
+      dir.journal.add(nowMs, "repair", `${record.id}: ${kind}, shown as ${view.path(record)}`);
     }
   }
+
 }

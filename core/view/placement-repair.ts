@@ -115,17 +115,30 @@ export function effectiveParentWith(
 
 /** Whether walking up from alive `record` through alive stored parents comes back to it. */
 export function onAliveStoredCycle(dir: Directory, record: ObjectRecord): boolean {
-  if (record.existence.stage !== "alive") return false;
-  const seen = new Set<Guid>([record.id]);
+  return aliveStoredCycle(dir, record) !== null;
+}
+
+/**
+ * The other members of the cycle of alive stored parents through alive `record`, or null when
+ * walking up from it ends (or enters a cycle above it).
+ */
+export function aliveStoredCycle(dir: Directory, record: ObjectRecord): Guid[] | null {
+  if (record.existence.stage !== "alive") return null;
+  const members: Guid[] = [];
+  // Asked per merged placement: a short walk scans its members, a long one keeps a set.
+  let seen: Set<Guid> | null = null;
   let cursor = record.placement.parent;
   for (let depth = 0; cursor !== null && depth < depthMax; depth++) {
-    if (cursor === record.id) return true;
+    if (cursor === record.id) return members;
     const next = dir.get(cursor);
-    if (next === undefined || next.existence.stage !== "alive" || seen.has(cursor)) return false;
-    seen.add(cursor);
+    if (next === undefined || next.existence.stage !== "alive") return null;
+    if (seen === null && members.length >= 32) seen = new Set(members);
+    if (seen === null ? members.includes(cursor) : seen.has(cursor)) return null;
+    seen?.add(cursor);
+    members.push(cursor);
     cursor = next.placement.parent;
   }
-  return false;
+  return null;
 }
 
 function latestClaim(members: readonly ObjectRecord[]): Guid {

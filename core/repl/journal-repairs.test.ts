@@ -1,0 +1,105 @@
+/**
+ * Goal: the journal's `repair` and `merge-discarded` lines tell what merges really did
+ * (SPEC: the journal covers derived repairs and merges that discarded concurrent input). A
+ * repair that a merge puts on a record the node already holds is journaled there (an orphan
+ * whose parent's delete arrived, a held sibling turned CNF by an earlier claim, a held cycle
+ * member broken off); a repair that the rest of the same pull cycle undoes is not (a child
+ * arriving before its parent); an orphan renamed again is journaled once; a plain replicated
+ * restore discards nothing. All found by the journal audit, twenty-fifth session.
+ * Method: two nodes driven directly, pulls run to completion or in one-object batches; each
+ * node's journal is read after the pulls.
+ */
+import { describe, expect, it } from "vitest";
+import type { Guid } from "../guid";
+import { DirectoryNode } from "../node/directory-node";
+import { freshDomain, make, t0Ms, unwrap } from "../testing/node-fixture";
+import { seededRandom } from "../testing/seeded-random";
+
+function pull(source: DirectoryNode, dest: DirectoryNode, now: number, objectsMax = 50): void {
+  let req = dest.replicator.pullRequest(source.dir.nodeId, now, objectsMax);
+  for (let round = 0; req !== null && round < 1000; round++) {
+    req = dest.replicator.receive(source.replicator.answer(req, now), now);
+  }
+  expect(req).toBeNull();
+}
+
+function pair(seed: number) {
+  const d = freshDomain(seed);
+  const n2 = DirectoryNode.joining(seededRandom(seed + 100));
+  pull(d.node, n2, t0Ms);
+  pull(n2, d.node, t0Ms);
+  return { d, n1: d.node, n2 };
+}
+
+const lines = (n: DirectoryNode, kind: string) => n.journal().filter((r) => r.kind === kind).map((r) => r.detail);
+
+describe("repair lines", () => {
+  it("name a held child orphaned by its parent's arriving delete", () => {
+    const { d, n1, n2 } = pair(1);
+    const p = make(n1, d.root, "Projects", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 2000);
+    const c = make(n2, p, "Apollo", "organizationalUnit", t0Ms + 3000);
+    unwrap(n1.delete(p, t0Ms + 3000));
+    pull(n1, n2, t0Ms + 4000);
+    expect(lines(n2, "repair")).toEqual([`${c}: orphaned, shown as /LostAndFound/Apollo`]);
+  });
+
+  it("name a held sibling turned CNF by an arriving earlier claim", () => {
+    const { d, n1, n2 } = pair(2);
+    make(n2, d.root, "Alpha", "organizationalUnit", t0Ms + 1000);
+    const later = make(n1, d.root, "ALPHA", "organizationalUnit", t0Ms + 2000);
+    pull(n2, n1, t0Ms + 3000);
+    expect(lines(n1, "repair")).toEqual([`${later}: CNF name, shown as /ALPHA CNF:${later}`]);
+  });
+
+  it("name a held cycle member broken off by an arriving earlier move", () => {
+    const { d, n1, n2 } = pair(3);
+    const a = make(n1, d.root, "Aa", "organizationalUnit", t0Ms + 1000);
+    const b = make(n1, d.root, "Bb", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 1500);
+    unwrap(n1.move(a, { parent: b }, t0Ms + 2000));
+    unwrap(n2.move(b, { parent: a }, t0Ms + 2500));
+    pull(n1, n2, t0Ms + 3000);
+    expect(lines(n2, "repair")).toEqual([`${b}: cycle broken, shown as /LostAndFound/Bb`]);
+  });
+
+  it("are not written for children that arrive before their parent within one pull cycle", () => {
+    const d = freshDomain(4);
+    const p = make(d.node, d.root, "Sales", "organizationalUnit", t0Ms + 1000);
+    for (let i = 0; i < 30; i++) make(d.node, p, `Team${i}`, "organizationalUnit", t0Ms + 2000);
+    // The parent changes last, so a walk in USN order meets every child first.
+    unwrap(d.node.putAttribute(p, "description", ["later"], t0Ms + 3000));
+    unwrap(d.node.move(p, { name: "Sales2" }, t0Ms + 3000));
+    const joiner = DirectoryNode.joining(seededRandom(7));
+    pull(d.node, joiner, t0Ms + 4000, 1);
+    expect(lines(joiner, "repair")).toEqual([]);
+  });
+
+  it("name an orphan once, however often it is renamed elsewhere", () => {
+    const { d, n1, n2 } = pair(5);
+    const p = make(n1, d.root, "Projects", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 1500);
+    const c = make(n2, p, "Apollo", "organizationalUnit", t0Ms + 2000);
+    unwrap(n1.delete(p, t0Ms + 2000));
+    pull(n2, n1, t0Ms + 3000);
+    for (let i = 0; i < 3; i++) {
+      unwrap(n2.move(c, { name: `Apollo${i}` }, t0Ms + 4000 + i * 1000));
+      pull(n2, n1, t0Ms + 4500 + i * 1000);
+    }
+    expect(lines(n1, "repair")).toEqual([`${c}: orphaned, shown as /LostAndFound/Apollo`]);
+  });
+});
+
+describe("merge-discarded lines", () => {
+  it("are not written for a plain replicated restore, whose values come back whole", () => {
+    const { d, n1, n2 } = pair(6);
+    const v: Guid = make(n1, d.root, "Vault", "organizationalUnit", t0Ms + 1000, { description: ["a", "b"] });
+    pull(n1, n2, t0Ms + 2000);
+    unwrap(n1.delete(v, t0Ms + 3000));
+    pull(n1, n2, t0Ms + 4000);
+    unwrap(n1.restore(v, t0Ms + 5000));
+    pull(n1, n2, t0Ms + 6000);
+    expect(unwrap(n2.object(v, t0Ms + 6000)).stage).toBe("alive");
+    expect(lines(n2, "merge-discarded")).toEqual([]);
+  });
+});
