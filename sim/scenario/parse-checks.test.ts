@@ -31,6 +31,11 @@ describe("converge", () => {
     expect(refusal(text)).toBe("line 5: converge needs nodes (without the line every node converges)");
   });
 
+  it("refuses a node named twice, at its line (every seed would fail liveness)", () => {
+    expect(refusal(`${header}converge n1 n1\n`)).toBe("line 5: converge names n1 twice");
+    expect(refusal(`${header}converge n1 n2 n3 n2\n`)).toBe("line 5: converge names n2 twice");
+  });
+
   it("names the converge line for an unknown node and for nodes not connected", () => {
     expect(refusal(`${header}rate 1\nconverge n1 n5\n`)).toBe("line 6: unknown node n5 (nodes are n1..n3)");
     expect(refusal(`${header}topology line\nrate 0\nconverge n1 n3\n`)).toMatch(

@@ -160,6 +160,11 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
       // No nodes would judge nothing: every expectation and the convergence oracles would hold.
       if (args.length === 0) fail("converge needs nodes (without the line every node converges)");
       d.converge = args.map((t) => t.text);
+      // A node named twice is counted twice among the judged nodes: rounds and convergence
+      // wait for a copy that never answers, and every seed fails liveness.
+      for (const [i, id] of d.converge.entries()) {
+        if (d.converge.indexOf(id) !== i) fail(`converge names ${id} twice`);
+      }
       d.at.converge = line;
       return;
     case "gc":
