@@ -24,6 +24,16 @@ function refusal(text: string): string {
   throw new Error("parsed without a refusal");
 }
 
+describe("mix", () => {
+  it("refuses a mix line with no weight above 0, at its line (the workload sent only creates)", () => {
+    const message = "line 5: mix needs a kind with a weight > 0 (e.g. mix create=1)";
+    expect(refusal(`${header}mix\nrate 1\n`)).toBe(message);
+    expect(refusal(`${header}mix create=0\nrate 1\n`)).toBe(message);
+    expect(refusal(`${header}mix create=0 rename=0 move=0\nrate 1\n`)).toBe(message);
+    expect(parseScenario(`${header}mix create=0 rename=1\nrate 1\n`).mix).toEqual({ create: 0, rename: 1 });
+  });
+});
+
 describe("converge", () => {
   it("refuses a converge line without nodes, at its line", () => {
     // Without nodes nothing would be judged: the expectation below would pass on every seed.

@@ -449,6 +449,9 @@ function parseMix(args: readonly Token[], line: number): OpMix {
       throw new ScenarioSyntaxError(line, `bad mix entry ${t.text}`);
     mix[kind] = parseNonNegative(value, line);
   }
+  // The workload draws kinds by weight; with no weight above 0 it fell back to creates only.
+  if (!Object.values(mix).some((w) => w > 0))
+    throw new ScenarioSyntaxError(line, "mix needs a kind with a weight > 0 (e.g. mix create=1)");
   return mix;
 }
 
