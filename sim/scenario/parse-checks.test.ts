@@ -24,6 +24,22 @@ function refusal(text: string): string {
   throw new Error("parsed without a refusal");
 }
 
+describe("repeated objects and nodes in an expectation", () => {
+  const script = `${header}at 2s n1 create / X user as @A\nat 3s n2 create / Y user as @B\n`;
+  it("refuses cnf and cycle-broken naming one object twice, at the expectation's line", () => {
+    expect(refusal(`${script}expect cnf @A @A\n`)).toBe("line 7: cnf names @A twice");
+    expect(refusal(`${script}expect cnf @A @B @A\n`)).toBe("line 7: cnf names @A twice");
+    expect(refusal(`${script}expect cycle-broken @B @B\n`)).toBe("line 7: cycle-broken names @B twice");
+    expect(refusal(`${script}expect cnf /X /X\n`)).toBe("line 7: cnf names /X twice");
+    expect(parseScenario(`${script}expect cnf @A @B\n`).expects).toHaveLength(1);
+  });
+
+  it("refuses refused naming one node as both ends", () => {
+    expect(refusal(`${header}expect refused n1 n1\n`)).toBe("line 5: refused n1 n1: a node never pulls from itself");
+    expect(parseScenario(`${header}expect refused n1 n2\n`).expects).toHaveLength(1);
+  });
+});
+
 describe("mix", () => {
   it("refuses a mix line with no weight above 0, at its line (the workload sent only creates)", () => {
     const message = "line 5: mix needs a kind with a weight > 0 (e.g. mix create=1)";
