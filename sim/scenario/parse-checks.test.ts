@@ -299,3 +299,18 @@ describe("image keys", () => {
     expect(() => parseScenario(`${header}at 1s image n1 img0\nat 2s rollback n1 img0\n`)).not.toThrow();
   });
 });
+
+describe("a run that breaks off", () => {
+  it("keeps a scripted step's failure in the report beside the simulator failure", () => {
+    // The second create is refused (name in use); the event bound then ends the run.
+    const s = parseScenario(
+      "scenario lost-inline\nchecks audit\nnodes 3\nrate 20\nsafety 30s\n" +
+        "at 0s n1 create / Xq user as @A\nat 0s n1 create / Xq user as @B\nevents 1000\n",
+    );
+    const report = runScenario(s, { seed: 1 });
+    expect(report.pass).toBe(false);
+    expect(report.violations.length).toBe(2);
+    expect(report.violations[0]).toMatch(/^line 7: /u);
+    expect(report.violations[1]).toMatch(/event/u);
+  });
+});
