@@ -86,6 +86,15 @@ describe("npm run sim", () => {
     expect(printed.out).toMatch(/^seeds 5$/mu);
   });
 
+  it("says converge(none) in a range's summary when no seed converged, and prints no NUL byte", () => {
+    const file = path.join(scratch, "liveness-cap.scn");
+    writeFileSync(file, "scenario liveness-cap\nchecks none\nnodes 3\nfaults none\nrate 20\nsafety 10s\nliveness 500ms\nat 1s partition n1 | n2 n3\n");
+    const run = sim("--scenario", file, "--seeds", "1..2");
+    expect(run.out).toMatch(/^FAIL scenario=liveness-cap seeds=1\.\.2 runs=2 pass=0 failed=1,2 rounds\(none\) converge\(none\) events/mu);
+    expect(run.out).not.toContain("\u0000");
+    expect(run.status).toBe(1);
+  });
+
   it("refuses an option the mode would ignore, naming it, with exit code 2", () => {
     const nodes = sim("--scenario", "scenarios/lww-clock-skew.scn", "--nodes", "3");
     expect(nodes.out).toMatch(/--nodes applies to a --preset run without --swarm \(--scenario takes its shape from the file\)/u);
