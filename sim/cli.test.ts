@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -24,6 +24,33 @@ function sim(...args: string[]): { status: number | null; out: string } {
     env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
   });
   return { status: run.status, out: `${run.stdout}${run.stderr}` };
+}
+
+/**
+ * Starts a long failing range (each seed prints its FAIL line), sends `signal` to the top
+ * process once two seeds are done, and gives back its exit code and output.
+ */
+async function simSignalled(signal: NodeJS.Signals): Promise<{ status: number | null; out: string }> {
+  const file = path.join(scratch, `signalled-${signal}.scn`);
+  writeFileSync(file, "scenario liveness-cap\nchecks none\nnodes 3\nfaults none\nrate 20\nsafety 10s\nliveness 500ms\nat 1s partition n1 | n2 n3\n");
+  const child = spawn(tsx, ["sim/cli.ts", "--scenario", file, "--seeds", "1..5000"], {
+    cwd: root,
+    env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
+  });
+  let out = "";
+  let sent = false;
+  const collect = (chunk: Buffer): void => {
+    out += chunk.toString("utf8");
+    if (!sent && out.includes("FAIL seed=2 ")) {
+      sent = true;
+      child.kill(signal);
+    }
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  // `close`: every holder of the output pipes is gone, the simulator child too.
+  const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { status, out };
 }
 
 describe("npm run sim", () => {
@@ -94,6 +121,19 @@ describe("npm run sim", () => {
     expect(run.out).not.toContain("\u0000");
     expect(run.status).toBe(1);
   });
+
+  it("on SIGINT stops between seeds, prints the summary of the seeds run marked INTERRUPTED, and exits 130", async () => {
+    const run = await simSignalled("SIGINT");
+    expect(run.out).toMatch(/^INTERRUPTED after seed \d+ of 1\.\.5000: FAIL scenario=liveness-cap seeds=1\.\.\d+ runs=\d+ pass=0 /mu);
+    expect(run.status).toBe(130);
+  }, 90_000);
+
+  it("passes SIGTERM on to the simulator process and says it was killed, exit 143", async () => {
+    const run = await simSignalled("SIGTERM");
+    expect(run.out).toContain("canopy sim: simulator killed by SIGTERM");
+    expect(run.out).not.toMatch(/^(PASS|FAIL) scenario=/mu);
+    expect(run.status).toBe(143);
+  }, 90_000);
 
   it("refuses an option the mode would ignore, naming it, with exit code 2", () => {
     const nodes = sim("--scenario", "scenarios/lww-clock-skew.scn", "--nodes", "3");
