@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -167,6 +167,24 @@ describe("npm run sim", () => {
       expect(run.out).not.toMatch(/^PASS /mu);
       expect(run.status).toBe(2);
     }
+  });
+
+  it("reads the repository's scenarios/ for --all, not the current folder's", () => {
+    // A folder with its own scenarios/ holding a broken file: --all must not read it. The
+    // empty seed range is refused after every file is read and before any seed runs.
+    const elsewhere = path.join(scratch, "elsewhere");
+    mkdirSync(path.join(elsewhere, "scenarios", "regressions"), { recursive: true });
+    writeFileSync(path.join(elsewhere, "scenarios", "broken.scn"), "frobnicate yes\n");
+    const run = spawnSync(tsx, [path.join(root, "sim/cli.ts"), "--all", "--seeds", "10..5"], {
+      cwd: elsewhere,
+      encoding: "utf8",
+      timeout: 90_000,
+      env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
+    });
+    const out = `${run.stdout}${run.stderr}`;
+    expect(out).not.toContain("broken.scn");
+    expect(out).toMatch(/empty seed range 10\.\.5/u);
+    expect(run.status).toBe(2);
   });
 
   it("prints its usage for --help, naming every mode and preset, and exits 0", () => {

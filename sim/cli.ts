@@ -34,7 +34,8 @@ const usage = `usage: npm run sim -- <mode> [options]
 
 modes:
   --scenario FILE [--seed N | --seeds A..B]   a scenario file (default seeds: the file's, else 1)
-  --all [--seeds A..B]                        every scenario under scenarios/ (regressions too),
+  --all [--seeds A..B]                        every scenario under the repository's scenarios/
+                                              (regressions too), from any folder,
                                               then one closing line for all of them
   --preset NAME [--nodes N] [--rate W] [--safety 120s] [--seeds A..B]
                                               a generated scenario: NAME is one of
@@ -179,6 +180,9 @@ function presetShape(args: Args): { nodes: number; rate: number; safetyMs: numbe
   }
   return { nodes, rate, safetyMs };
 }
+
+/** The repository's scenarios/ folder, wherever the command runs from (`--all`). */
+const scenariosFolder = path.resolve(import.meta.dirname, "..", "scenarios");
 
 function scenarioFiles(root: string): string[] {
   const out: string[] = [];
@@ -424,7 +428,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     scenarios = [presetScenario({ preset, ...shape })];
   } else if (args.flags.has("--all")) {
-    scenarios = scenarioFiles("scenarios").map((f) => scenarioOf(f));
+    scenarios = scenarioFiles(scenariosFolder).map((f) => scenarioOf(f));
   } else {
     const file = args.values.get("--scenario");
     if (file === undefined)
