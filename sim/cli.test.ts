@@ -160,6 +160,8 @@ describe("npm run sim", () => {
       [["--preset", "chaos", "--nodes", "1"], /--nodes 1: the chaos preset partitions the network/u],
       // Refused before minutes of shrinking, not after.
       [["--swarm", "--seeds", "1..2", "--shrink", "--out", "/nonexistent-dir/x.scn"], /--out \/nonexistent-dir\/x\.scn: cannot write/u],
+      // A folder failed the write (EISDIR) after the shrinking.
+      [["--swarm", "--seeds", "1..2", "--shrink", "--out", scratch], /--out .* is a folder: give a file name/u],
     ];
     for (const [args, message] of cases) {
       const run = sim(...args);

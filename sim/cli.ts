@@ -13,7 +13,7 @@
  * wall clock, and only to print wall milliseconds and progress (performance.now); the
  * simulation never sees it.
  */
-import { accessSync, constants, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { accessSync, constants, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isPresetName, presetFaults, presetNames } from "./faults";
 import type { PresetName } from "./faults";
@@ -399,11 +399,21 @@ function checkApplicable(args: Args): void {
 /** `--out`'s folder must exist and take a file before any shrinking starts. */
 function checkOut(out: string | undefined): void {
   if (out === undefined) return;
+  // A folder would fail the write (EISDIR) only after the minutes of shrinking.
+  if (isDirectory(out)) throw new UsageError(`--out ${out} is a folder: give a file name (such as ${path.join(out, "shrunk.scn")})`);
   const dir = path.dirname(path.resolve(out));
   try {
     accessSync(dir, constants.W_OK);
   } catch {
     throw new UsageError(`--out ${out}: cannot write a file in ${dir}`);
+  }
+}
+
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
   }
 }
 
