@@ -24,6 +24,26 @@ function refusal(text: string): string {
   throw new Error("parsed without a refusal");
 }
 
+describe("a directive given twice", () => {
+  it("refuses the second of a once-only directive at its line, naming the first", () => {
+    expect(refusal("scenario a\nscenario b\nchecks x\nnodes 3\nsafety 10s\n")).toBe("line 2: scenario given twice (first at line 1)");
+    expect(refusal(`${header}rate 1\nrate 2\n`)).toBe("line 6: rate given twice (first at line 5)");
+    expect(refusal(`${header}safety 3s\n`)).toBe("line 5: safety given twice (first at line 4)");
+    // The second nodes line was read as the count, and a step on n5 refused as unknown.
+    expect(refusal("scenario t\nchecks x\nnodes 5\nsafety 10s\nat 2s n5 create / X user as @A\nnodes 3\n")).toBe(
+      "line 6: nodes given twice (first at line 3)",
+    );
+    expect(refusal(`${header}checks y\n`)).toBe("line 5: checks given twice (first at line 2)");
+    expect(refusal(`${header}wire\nwire\n`)).toBe("line 6: wire given twice (first at line 5)");
+  });
+
+  it("takes timing lines, fault class lines, steps and expectations as often as given", () => {
+    const s = parseScenario(`${header}timing pullEvery=2s\ntiming hintDelay=1s\nfaults chaos\ncrashes gap=30s\ncrashes torn=0.5\n`);
+    expect(s.timing.pullEveryMs).toBe(2000);
+    expect(s.timing.hintDelayMs).toBe(1000);
+  });
+});
+
 describe("repeated objects and nodes in an expectation", () => {
   const script = `${header}at 2s n1 create / X user as @A\nat 3s n2 create / Y user as @B\n`;
   it("refuses cnf and cycle-broken naming one object twice, at the expectation's line", () => {
