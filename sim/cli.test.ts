@@ -189,6 +189,20 @@ describe("npm run sim", () => {
     expect(run.status).toBe(2);
   });
 
+  it("stops quietly when the reader of its output goes (| head): no EPIPE stack trace", () => {
+    // A passing seed's full trace is thousands of lines; `head -1` closes the pipe after one.
+    const errors = path.join(scratch, "piped.err");
+    const run = spawnSync(
+      "bash",
+      ["-c", `set -o pipefail; "$0" sim/cli.ts --scenario scenarios/lww-clock-skew.scn --seed 3 --trace 2>"$1" | head -1; echo "status=$?"`, tsx, errors],
+      { cwd: root, encoding: "utf8", timeout: 90_000, env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" } },
+    );
+    expect(run.stdout).toMatch(/^PASS seed=3 scenario=lww-clock-skew /mu);
+    expect(readFileSync(errors, "utf8")).toBe("");
+    // The seed passed: the exit code says so.
+    expect(run.stdout).toMatch(/^status=0$/mu);
+  });
+
   it("prints its usage for --help, naming every mode and preset, and exits 0", () => {
     const run = sim("--help");
     expect(run.status).toBe(0);

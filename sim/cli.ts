@@ -461,7 +461,21 @@ async function main(argv: readonly string[]): Promise<number> {
   return failing.length === 0 ? 0 : 1;
 }
 
+/**
+ * A reader that stopped reading (`| head`) is no error of the simulator: stop quietly, with the
+ * exit code of the seeds run so far (1 when one failed, else 0), not a stack trace.
+ */
+function quietOnBrokenPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      process.exit(anyFailed ? 1 : 0);
+    });
+  }
+}
+
 async function runHere(): Promise<void> {
+  quietOnBrokenPipe();
   try {
     process.exitCode = await main(process.argv.slice(2));
   } catch (error) {
