@@ -1,5 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -24,6 +24,33 @@ function sim(...args: string[]): { status: number | null; out: string } {
     env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
   });
   return { status: run.status, out: `${run.stdout}${run.stderr}` };
+}
+
+/**
+ * Starts a long failing range (each seed prints its FAIL line), sends `signal` to the top
+ * process once two seeds are done, and gives back its exit code and output.
+ */
+async function simSignalled(signal: NodeJS.Signals): Promise<{ status: number | null; out: string }> {
+  const file = path.join(scratch, `signalled-${signal}.scn`);
+  writeFileSync(file, "scenario liveness-cap\nchecks none\nnodes 3\nfaults none\nrate 20\nsafety 10s\nliveness 500ms\nat 1s partition n1 | n2 n3\n");
+  const child = spawn(tsx, ["sim/cli.ts", "--scenario", file, "--seeds", "1..5000"], {
+    cwd: root,
+    env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
+  });
+  let out = "";
+  let sent = false;
+  const collect = (chunk: Buffer): void => {
+    out += chunk.toString("utf8");
+    if (!sent && out.includes("FAIL seed=2 ")) {
+      sent = true;
+      child.kill(signal);
+    }
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  // `close`: every holder of the output pipes is gone, the simulator child too.
+  const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { status, out };
 }
 
 describe("npm run sim", () => {
@@ -86,6 +113,28 @@ describe("npm run sim", () => {
     expect(printed.out).toMatch(/^seeds 5$/mu);
   });
 
+  it("says converge(none) in a range's summary when no seed converged, and prints no NUL byte", () => {
+    const file = path.join(scratch, "liveness-cap.scn");
+    writeFileSync(file, "scenario liveness-cap\nchecks none\nnodes 3\nfaults none\nrate 20\nsafety 10s\nliveness 500ms\nat 1s partition n1 | n2 n3\n");
+    const run = sim("--scenario", file, "--seeds", "1..2");
+    expect(run.out).toMatch(/^FAIL scenario=liveness-cap seeds=1\.\.2 runs=2 pass=0 failed=1,2 rounds\(none\) converge\(none\) events/mu);
+    expect(run.out).not.toContain("\u0000");
+    expect(run.status).toBe(1);
+  });
+
+  it("on SIGINT stops between seeds, prints the summary of the seeds run marked INTERRUPTED, and exits 130", async () => {
+    const run = await simSignalled("SIGINT");
+    expect(run.out).toMatch(/^INTERRUPTED after seed \d+ of 1\.\.5000: FAIL scenario=liveness-cap seeds=1\.\.\d+ runs=\d+ pass=0 /mu);
+    expect(run.status).toBe(130);
+  }, 90_000);
+
+  it("passes SIGTERM on to the simulator process and says it was killed, exit 143", async () => {
+    const run = await simSignalled("SIGTERM");
+    expect(run.out).toContain("canopy sim: simulator killed by SIGTERM");
+    expect(run.out).not.toMatch(/^(PASS|FAIL) scenario=/mu);
+    expect(run.status).toBe(143);
+  }, 90_000);
+
   it("refuses an option the mode would ignore, naming it, with exit code 2", () => {
     const nodes = sim("--scenario", "scenarios/lww-clock-skew.scn", "--nodes", "3");
     expect(nodes.out).toMatch(/--nodes applies to a --preset run without --swarm \(--scenario takes its shape from the file\)/u);
@@ -111,6 +160,8 @@ describe("npm run sim", () => {
       [["--preset", "chaos", "--nodes", "1"], /--nodes 1: the chaos preset partitions the network/u],
       // Refused before minutes of shrinking, not after.
       [["--swarm", "--seeds", "1..2", "--shrink", "--out", "/nonexistent-dir/x.scn"], /--out \/nonexistent-dir\/x\.scn: cannot write/u],
+      // A folder failed the write (EISDIR) after the shrinking.
+      [["--swarm", "--seeds", "1..2", "--shrink", "--out", scratch], /--out .* is a folder: give a file name/u],
     ];
     for (const [args, message] of cases) {
       const run = sim(...args);
@@ -118,6 +169,38 @@ describe("npm run sim", () => {
       expect(run.out).not.toMatch(/^PASS /mu);
       expect(run.status).toBe(2);
     }
+  });
+
+  it("reads the repository's scenarios/ for --all, not the current folder's", () => {
+    // A folder with its own scenarios/ holding a broken file: --all must not read it. The
+    // empty seed range is refused after every file is read and before any seed runs.
+    const elsewhere = path.join(scratch, "elsewhere");
+    mkdirSync(path.join(elsewhere, "scenarios", "regressions"), { recursive: true });
+    writeFileSync(path.join(elsewhere, "scenarios", "broken.scn"), "frobnicate yes\n");
+    const run = spawnSync(tsx, [path.join(root, "sim/cli.ts"), "--all", "--seeds", "10..5"], {
+      cwd: elsewhere,
+      encoding: "utf8",
+      timeout: 90_000,
+      env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
+    });
+    const out = `${run.stdout}${run.stderr}`;
+    expect(out).not.toContain("broken.scn");
+    expect(out).toMatch(/empty seed range 10\.\.5/u);
+    expect(run.status).toBe(2);
+  });
+
+  it("stops quietly when the reader of its output goes (| head): no EPIPE stack trace", () => {
+    // A passing seed's full trace is thousands of lines; `head -1` closes the pipe after one.
+    const errors = path.join(scratch, "piped.err");
+    const run = spawnSync(
+      "bash",
+      ["-c", `set -o pipefail; "$0" sim/cli.ts --scenario scenarios/lww-clock-skew.scn --seed 3 --trace 2>"$1" | head -1; echo "status=$?"`, tsx, errors],
+      { cwd: root, encoding: "utf8", timeout: 90_000, env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" } },
+    );
+    expect(run.stdout).toMatch(/^PASS seed=3 scenario=lww-clock-skew /mu);
+    expect(readFileSync(errors, "utf8")).toBe("");
+    // The seed passed: the exit code says so.
+    expect(run.stdout).toMatch(/^status=0$/mu);
   });
 
   it("prints its usage for --help, naming every mode and preset, and exits 0", () => {

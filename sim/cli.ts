@@ -6,12 +6,14 @@
  * whose folder takes no file (checked before shrinking), options the mode would ignore
  * (--nodes, --rate, --safety outside --preset; --out without --shrink), a scenario file that
  * cannot be read or parsed. Exit code 1 on any failing seed; 3 with the stack for an error of
- * the simulator itself (a bug to report, not a mistake of the command line). A range of seeds
+ * the simulator itself (a bug to report, not a mistake of the command line); 130 when SIGINT
+ * stopped a range between seeds (its summary printed, marked INTERRUPTED); 128+N when the
+ * simulator process was killed by signal N (runtime-flags.ts). A range of seeds
  * shows its progress on stderr every 10 s. This file is the only one in sim/ that reads the
  * wall clock, and only to print wall milliseconds and progress (performance.now); the
  * simulation never sees it.
  */
-import { accessSync, constants, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { accessSync, constants, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isPresetName, presetFaults, presetNames } from "./faults";
 import type { PresetName } from "./faults";
@@ -25,14 +27,15 @@ import { runScenario } from "./scenario/run-scenario";
 import type { Scenario, SeedRange } from "./scenario/scenario";
 import { shrink } from "./scenario/shrink";
 import { presetScenario, swarmScenario } from "./scenario/swarm";
-import { ensureSimulatorFlags, runShapeOfArgs } from "./runtime-flags";
+import { exitUnderSimulatorFlags, hasSimulatorFlags, runShapeOfArgs } from "./runtime-flags";
 import { SeedProgress } from "./seed-progress";
 
 const usage = `usage: npm run sim -- <mode> [options]
 
 modes:
   --scenario FILE [--seed N | --seeds A..B]   a scenario file (default seeds: the file's, else 1)
-  --all [--seeds A..B]                        every scenario under scenarios/ (regressions too),
+  --all [--seeds A..B]                        every scenario under the repository's scenarios/
+                                              (regressions too), from any folder,
                                               then one closing line for all of them
   --preset NAME [--nodes N] [--rate W] [--safety 120s] [--seeds A..B]
                                               a generated scenario: NAME is one of
@@ -53,10 +56,50 @@ options:
   --help                  this text
 
 exit codes: 0 every seed passed; 1 a seed failed; 2 bad command line or scenario file;
-3 an error of the simulator itself (printed with its stack: please report it)`;
+3 an error of the simulator itself (printed with its stack: please report it);
+130 interrupted by SIGINT (a range stops after the running seed and sums up the seeds run);
+128+N the simulator killed by signal N (said on stderr)`;
 
 /** A mistake of the command line or of a scenario file: exit code 2, the message alone. */
 class UsageError extends Error {}
+
+/** A SIGINT ended a range of seeds early (its summary printed): exit code 130. */
+class Interrupted extends Error {}
+
+/** Whether a seed failed so far (the exit code when the reader of stdout goes away). */
+let anyFailed = false;
+
+/** Set by SIGINT while a range runs; acted on between seeds, so a seed is never cut short. */
+let interruptAsked = false;
+/** This process's parent at start: a re-run child whose parent went is stopped as interrupted. */
+const startParent = process.ppid;
+const noteInterrupt = (): void => {
+  interruptAsked = true;
+};
+
+/**
+ * Runs `body` with SIGINT noted instead of killing the process; `between` lets a signal sent
+ * while a seed ran arrive (the seeds run synchronously) and says whether one did. The run's
+ * events never depend on it: it only decides whether the next seed starts.
+ */
+async function watchingInterrupts<T>(body: (between: () => Promise<boolean>) => Promise<T>): Promise<T> {
+  process.on("SIGINT", noteInterrupt);
+  try {
+    return await body(async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return interruptAsked || process.ppid !== startParent;
+    });
+  } finally {
+    process.off("SIGINT", noteInterrupt);
+  }
+}
+
+/** The summary of the seeds a SIGINT let run, marked, then the Interrupted exit. */
+function interrupted(name: string, range: SeedRange, last: number, reports: readonly RunReport[], started: number): never {
+  const line = summaryLine(name, `${range.from}..${last}`, summarize(reports), performance.now() - started);
+  console.log(`INTERRUPTED after seed ${last} of ${range.from}..${range.to}: ${line}`);
+  throw new Interrupted();
+}
 
 interface Args {
   readonly flags: Set<string>;
@@ -138,6 +181,9 @@ function presetShape(args: Args): { nodes: number; rate: number; safetyMs: numbe
   return { nodes, rate, safetyMs };
 }
 
+/** The repository's scenarios/ folder, wherever the command runs from (`--all`). */
+const scenariosFolder = path.resolve(import.meta.dirname, "..", "scenarios");
+
 function scenarioFiles(root: string): string[] {
   const out: string[] = [];
   for (const dir of [root, path.join(root, "regressions")]) {
@@ -161,6 +207,7 @@ function runOne(s: Scenario, seed: number, args: Args, single: boolean): RunRepo
   }
   const wall = performance.now() - started;
   const failed = !report.pass || divergence !== null;
+  if (failed) anyFailed = true;
   // A run that replayed differently fails, whatever its oracles said.
   if (failed || single) console.log(verdictLine(divergence === null ? report : { ...report, pass: false }, wall));
   if (failed || (keepTrace && single)) {
@@ -190,16 +237,24 @@ function progressOf(label: string, range: SeedRange): SeedProgress | null {
   return total > 1 ? new SeedProgress(label, total, () => performance.now(), process.stderr) : null;
 }
 
-function runRange(s: Scenario, range: SeedRange, args: Args): boolean {
+async function runRange(s: Scenario, range: SeedRange, args: Args): Promise<boolean> {
   const started = performance.now();
   const reports: RunReport[] = [];
   const single = range.from === range.to;
   const progress = progressOf(s.name, range);
-  for (let seed = range.from; seed <= range.to; seed++) {
-    const report = runOne(s, seed, args, single);
-    reports.push(report);
-    progress?.note(report.pass);
-  }
+  const seeds = async (between: () => Promise<boolean>): Promise<void> => {
+    for (let seed = range.from; seed <= range.to; seed++) {
+      const report = runOne(s, seed, args, single);
+      reports.push(report);
+      progress?.note(report.pass);
+      if (await between()) {
+        progress?.end();
+        interrupted(s.name, range, seed, reports, started);
+      }
+    }
+  };
+  // One seed keeps SIGINT's default: it stops at once.
+  await (single ? seeds(async () => false) : watchingInterrupts(seeds));
   progress?.end();
   const summary = summarize(reports);
   if (!single) {
@@ -209,7 +264,7 @@ function runRange(s: Scenario, range: SeedRange, args: Args): boolean {
   return summary.failed.length === 0;
 }
 
-function runSwarm(range: SeedRange, args: Args): boolean {
+async function runSwarm(range: SeedRange, args: Args): Promise<boolean> {
   const preset = args.values.get("--preset") ?? null;
   if (preset !== null && !isPresetName(preset)) throw new UsageError(`unknown preset ${preset}`);
   if (args.flags.has("--shrink")) {
@@ -218,14 +273,22 @@ function runSwarm(range: SeedRange, args: Args): boolean {
   const started = performance.now();
   const reports: RunReport[] = [];
   const progress = progressOf("swarm", range);
-  for (let seed = range.from; seed <= range.to; seed++) {
-    const s = asAsked(swarmScenario(seed, preset as PresetName | null), args);
-    // Printed with its seed, so that running the file runs this seed.
-    if (args.flags.has("--print")) console.log(printScenario({ ...s, seeds: { from: seed, to: seed } }));
-    const report = runOne(s, seed, args, range.from === range.to);
-    reports.push(report);
-    progress?.note(report.pass);
-  }
+  const single = range.from === range.to;
+  const seeds = async (between: () => Promise<boolean>): Promise<void> => {
+    for (let seed = range.from; seed <= range.to; seed++) {
+      const s = asAsked(swarmScenario(seed, preset as PresetName | null), args);
+      // Printed with its seed, so that running the file runs this seed.
+      if (args.flags.has("--print")) console.log(printScenario({ ...s, seeds: { from: seed, to: seed } }));
+      const report = runOne(s, seed, args, single);
+      reports.push(report);
+      progress?.note(report.pass);
+      if (await between()) {
+        progress?.end();
+        interrupted("swarm", range, seed, reports, started);
+      }
+    }
+  };
+  await (single ? seeds(async () => false) : watchingInterrupts(seeds));
   progress?.end();
   const summary = summarize(reports);
   console.log(
@@ -336,6 +399,8 @@ function checkApplicable(args: Args): void {
 /** `--out`'s folder must exist and take a file before any shrinking starts. */
 function checkOut(out: string | undefined): void {
   if (out === undefined) return;
+  // A folder would fail the write (EISDIR) only after the minutes of shrinking.
+  if (isDirectory(out)) throw new UsageError(`--out ${out} is a folder: give a file name (such as ${path.join(out, "shrunk.scn")})`);
   const dir = path.dirname(path.resolve(out));
   try {
     accessSync(dir, constants.W_OK);
@@ -344,7 +409,15 @@ function checkOut(out: string | undefined): void {
   }
 }
 
-function main(argv: readonly string[]): number {
+function isDirectory(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
     console.log(usage);
     return 0;
@@ -354,7 +427,7 @@ function main(argv: readonly string[]): number {
   checkOut(args.values.get("--out"));
   const seedText = args.values.get("--seeds") ?? args.values.get("--seed");
   if (args.flags.has("--swarm"))
-    return runSwarm(seedRange(seedText, { from: 1, to: 100 }), args) ? 0 : 1;
+    return (await runSwarm(seedRange(seedText, { from: 1, to: 100 }), args)) ? 0 : 1;
   const preset = args.values.get("--preset");
   let scenarios: Scenario[];
   if (preset !== undefined) {
@@ -365,7 +438,7 @@ function main(argv: readonly string[]): number {
     }
     scenarios = [presetScenario({ preset, ...shape })];
   } else if (args.flags.has("--all")) {
-    scenarios = scenarioFiles("scenarios").map((f) => scenarioOf(f));
+    scenarios = scenarioFiles(scenariosFolder).map((f) => scenarioOf(f));
   } else {
     const file = args.values.get("--scenario");
     if (file === undefined)
@@ -376,7 +449,7 @@ function main(argv: readonly string[]): number {
   for (const s of scenarios.map((one) => asAsked(one, args))) {
     if (args.flags.has("--print")) console.log(printScenario(s));
     const range = seedRange(seedText, s.seeds ?? { from: 1, to: 1 });
-    const passed = args.flags.has("--shrink") ? shrinkFirstFailing(s.name, range, () => s, args) : runRange(s, range, args);
+    const passed = args.flags.has("--shrink") ? shrinkFirstFailing(s.name, range, () => s, args) : await runRange(s, range, args);
     if (!passed) failing.push(s.name);
   }
   // Many files' lines scroll by: one closing line says how the whole run went.
@@ -388,11 +461,32 @@ function main(argv: readonly string[]): number {
   return failing.length === 0 ? 0 : 1;
 }
 
-ensureSimulatorFlags(runShapeOfArgs(process.argv.slice(2)));
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (error) {
-  if (error instanceof UsageError) {
+/**
+ * A reader that stopped reading (`| head`) is no error of the simulator: stop quietly, with the
+ * exit code of the seeds run so far (1 when one failed, else 0), not a stack trace.
+ */
+function quietOnBrokenPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      process.exit(anyFailed ? 1 : 0);
+    });
+  }
+}
+
+async function runHere(): Promise<void> {
+  quietOnBrokenPipe();
+  try {
+    process.exitCode = await main(process.argv.slice(2));
+  } catch (error) {
+    failed(error);
+  }
+}
+
+function failed(error: unknown): void {
+  if (error instanceof Interrupted) {
+    process.exitCode = 130;
+  } else if (error instanceof UsageError) {
     console.error(error.message);
     process.exitCode = 2;
   } else {
@@ -402,3 +496,9 @@ try {
     process.exitCode = 3;
   }
 }
+
+// Heap sizes are fixed at start: without the simulator's flags, a child process with them does
+// the work, and this one passes signals on to it and exits as it exits.
+const shape = runShapeOfArgs(process.argv.slice(2));
+if (hasSimulatorFlags(shape)) void runHere();
+else exitUnderSimulatorFlags(shape, "canopy sim");

@@ -16,7 +16,8 @@
  * Heap sizes are fixed when the process starts, so an entry point that wants them re-executes
  * itself once with the flags (an environment marker stops a second re-execution).
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { constants } from "node:os";
 
 export type RunShape = "one-run" | "many-runs";
 
@@ -55,15 +56,63 @@ export function hasSimulatorFlags(shape: RunShape): boolean {
  * arguments, and returns the child's exit status.
  */
 export function runUnderSimulatorFlags(shape: RunShape, extraArgs: readonly string[] = []): number {
-  const script = process.argv[1];
-  if (script === undefined) throw new Error("no script to re-run");
-  const child = spawnSync(
-    process.execPath,
-    [...simulatorNodeFlags(shape), ...process.execArgv, script, ...process.argv.slice(2), ...extraArgs],
-    { stdio: "inherit", env: { ...process.env, [marker]: shape } },
-  );
+  const child = spawnSync(process.execPath, reRunArgs(shape, extraArgs), {
+    stdio: "inherit",
+    env: { ...process.env, [marker]: shape },
+  });
   if (child.error !== undefined) throw child.error;
   return child.status ?? 1;
+}
+
+function reRunArgs(shape: RunShape, extraArgs: readonly string[]): string[] {
+  const script = process.argv[1];
+  if (script === undefined) throw new Error("no script to re-run");
+  return [...simulatorNodeFlags(shape), ...process.execArgv, script, ...process.argv.slice(2), ...extraArgs];
+}
+
+/** The signals a re-run child is sent when this process is: it must not outlive a kill. */
+const forwardedSignals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/**
+ * Re-runs the current script under the flags of `shape` in a child process and exits as it
+ * exits; the caller must do nothing else (the child does the work). SIGINT, SIGTERM and SIGHUP
+ * sent to this process are passed on to the child (spawnSync left it running, this process
+ * gone), and should this process's own parent go (a wrapper such as tsx killed), the child is
+ * sent SIGHUP, as a closed terminal would. A child killed by a signal is said so on stderr,
+ * `${name}: simulator killed by SIGxxx`, and this process exits 128 + the signal's number (as a
+ * shell reports it), not 1 (a failed seed). Under tsx the child handles SIGTERM in JavaScript
+ * and exits 128 + 15 itself: after a forwarded SIGTERM or SIGHUP that code is said the same way.
+ */
+export function exitUnderSimulatorFlags(shape: RunShape, name: string): void {
+  const child = spawn(process.execPath, reRunArgs(shape, []), {
+    stdio: "inherit",
+    env: { ...process.env, [marker]: shape },
+  });
+  let forwarded: NodeJS.Signals | null = null;
+  const forward = (signal: NodeJS.Signals): void => {
+    forwarded = signal;
+    child.kill(signal);
+  };
+  for (const signal of forwardedSignals) process.on(signal, forward);
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid !== parent) forward("SIGHUP");
+  }, 500);
+  watch.unref();
+  child.on("error", (error) => {
+    process.stderr.write(`${name}: cannot start the simulator: ${error.message}\n`);
+    process.exit(3);
+  });
+  child.on("exit", (code, signal) => {
+    const byForwarded =
+      forwarded !== null && forwarded !== "SIGINT" && code === 128 + constants.signals[forwarded] ? forwarded : null;
+    const killedBy = signal ?? byForwarded;
+    if (killedBy !== null) {
+      process.stderr.write(`${name}: simulator killed by ${killedBy}\n`);
+      process.exit(128 + (constants.signals[killedBy] ?? 0));
+    }
+    process.exit(code ?? 1);
+  });
 }
 
 /**

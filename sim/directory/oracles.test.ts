@@ -190,6 +190,18 @@ describe("the durability oracle", () => {
     const nodes = new Map([["n1", node]]);
     expect(durabilityViolations(ledger, nodes, { purged: () => false }).join()).toMatch(/n1 lacks/);
     expect(durabilityViolations(ledger, nodes, { purged: () => true })).toEqual([]);
+    // A second atom of the same missing object is the same line: said once.
+    ledger.ack({
+      node: "n2",
+      objectId: "00000000-0000-4000-8000-000000000000",
+      atom: "placement",
+      stamp,
+      atMs: 0,
+      trueMs: 0,
+    });
+    expect(durabilityViolations(ledger, nodes, { purged: () => false })).toEqual([
+      "n1 lacks 00000000-0000-4000-8000-000000000000 acked by n2",
+    ]);
   });
 
   it("flags a lost value atom, unless residue under its attribute's floor superseded it", () => {
@@ -200,7 +212,9 @@ describe("the durability oracle", () => {
     const late = { ...record.existence.stamp, version: 1, atMs: t0Ms + 60_000 };
     ledger.ack({ node: "n2", objectId: id, atom: "attr\u0000description\u0000a", stamp: late, life: 1, atMs: 0, trueMs: 0 });
     const nodes = new Map([["n1", node]]);
-    expect(durabilityViolations(ledger, nodes).join()).toMatch(/n1 lost attr.description.a/);
+    // The key's NUL separators read as `/` (raw NULs made the report a binary file).
+    expect(durabilityViolations(ledger, nodes).join()).toContain("n1 lost attr/description/a of");
+    expect(durabilityViolations(ledger, nodes).join()).not.toContain("\u0000");
     // GC dropped residue of version 2 stamped earlier (10 s): the floor stands above the ack.
     const floorStamp = { ...late, version: 2, atMs: t0Ms + 10_000 };
     const floor: ValueAtom = { key: residueFloorKey, present: false, value: null, meta: null, stamp: floorStamp };

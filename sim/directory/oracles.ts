@@ -297,16 +297,22 @@ export function durabilityViolations(
       if (held === null && superseded && ack.atom.startsWith("attr")) continue;
       if (held === null) {
         if (r.existence.stage === "alive" && !r.hardened)
-          out.push(`${simId} lost ${ack.atom} of ${ack.objectId} acked by ${ack.node}`);
+          out.push(`${simId} lost ${readableAtom(ack.atom)} of ${ack.objectId} acked by ${ack.node}`);
         continue;
       }
       // Shredded is absorbing: a shred supersedes any existence claim, whatever its stamp.
       const absorbed = ack.atom === "existence" && r.existence.stage === "shredded";
       if (!absorbed && compareStamps(held, ack.stamp) < 0)
-        out.push(`${simId} holds ${ack.atom} of ${ack.objectId} older than acked`);
+        out.push(`${simId} holds ${readableAtom(ack.atom)} of ${ack.objectId} older than acked`);
     }
   }
-  return out;
+  // Each atom of a missing object gives the same `lacks` line: say it once.
+  return [...new Set(out)];
+}
+
+/** An atom key as a person reads it: its parts are NUL-separated (`attr\0name\0value`). */
+function readableAtom(atom: string): string {
+  return atom.replaceAll("\u0000", "/");
 }
 
 /** Whether the attribute of `atom` has a residue floor at or above `stamp`. */

@@ -24,11 +24,62 @@ function refusal(text: string): string {
   throw new Error("parsed without a refusal");
 }
 
+describe("a directive given twice", () => {
+  it("refuses the second of a once-only directive at its line, naming the first", () => {
+    expect(refusal("scenario a\nscenario b\nchecks x\nnodes 3\nsafety 10s\n")).toBe("line 2: scenario given twice (first at line 1)");
+    expect(refusal(`${header}rate 1\nrate 2\n`)).toBe("line 6: rate given twice (first at line 5)");
+    expect(refusal(`${header}safety 3s\n`)).toBe("line 5: safety given twice (first at line 4)");
+    // The second nodes line was read as the count, and a step on n5 refused as unknown.
+    expect(refusal("scenario t\nchecks x\nnodes 5\nsafety 10s\nat 2s n5 create / X user as @A\nnodes 3\n")).toBe(
+      "line 6: nodes given twice (first at line 3)",
+    );
+    expect(refusal(`${header}checks y\n`)).toBe("line 5: checks given twice (first at line 2)");
+    expect(refusal(`${header}wire\nwire\n`)).toBe("line 6: wire given twice (first at line 5)");
+  });
+
+  it("takes timing lines, fault class lines, steps and expectations as often as given", () => {
+    const s = parseScenario(`${header}timing pullEvery=2s\ntiming hintDelay=1s\nfaults chaos\ncrashes gap=30s\ncrashes torn=0.5\n`);
+    expect(s.timing.pullEveryMs).toBe(2000);
+    expect(s.timing.hintDelayMs).toBe(1000);
+  });
+});
+
+describe("repeated objects and nodes in an expectation", () => {
+  const script = `${header}at 2s n1 create / X user as @A\nat 3s n2 create / Y user as @B\n`;
+  it("refuses cnf and cycle-broken naming one object twice, at the expectation's line", () => {
+    expect(refusal(`${script}expect cnf @A @A\n`)).toBe("line 7: cnf names @A twice");
+    expect(refusal(`${script}expect cnf @A @B @A\n`)).toBe("line 7: cnf names @A twice");
+    expect(refusal(`${script}expect cycle-broken @B @B\n`)).toBe("line 7: cycle-broken names @B twice");
+    expect(refusal(`${script}expect cnf /X /X\n`)).toBe("line 7: cnf names /X twice");
+    expect(parseScenario(`${script}expect cnf @A @B\n`).expects).toHaveLength(1);
+  });
+
+  it("refuses refused naming one node as both ends", () => {
+    expect(refusal(`${header}expect refused n1 n1\n`)).toBe("line 5: refused n1 n1: a node never pulls from itself");
+    expect(parseScenario(`${header}expect refused n1 n2\n`).expects).toHaveLength(1);
+  });
+});
+
+describe("mix", () => {
+  it("refuses a mix line with no weight above 0, at its line (the workload sent only creates)", () => {
+    const message = "line 5: mix needs a kind with a weight > 0 (e.g. mix create=1)";
+    expect(refusal(`${header}mix\nrate 1\n`)).toBe(message);
+    expect(refusal(`${header}mix create=0\nrate 1\n`)).toBe(message);
+    expect(refusal(`${header}mix create=0 rename=0 move=0\nrate 1\n`)).toBe(message);
+    expect(parseScenario(`${header}mix create=0 rename=1\nrate 1\n`).mix).toEqual({ create: 0, rename: 1 });
+  });
+});
+
 describe("converge", () => {
   it("refuses a converge line without nodes, at its line", () => {
     // Without nodes nothing would be judged: the expectation below would pass on every seed.
     const text = `${header}converge\nat 1s n1 create / Orion organizationalUnit as @A\nexpect stage @A deleted\n`;
     expect(refusal(text)).toBe("line 5: converge needs nodes (without the line every node converges)");
+  });
+
+  it("refuses a node named twice, at its line (every seed would fail liveness)", () => {
+    expect(refusal(`${header}converge n1 n1\n`)).toBe("line 5: converge names n1 twice");
+    expect(refusal(`${header}converge n1 n2 n3 n2\n`)).toBe("line 5: converge names n2 twice");
   });
 
   it("names the converge line for an unknown node and for nodes not connected", () => {
@@ -266,5 +317,20 @@ describe("image keys", () => {
     const text = `${header}at 1s image n1 fault-img0\nat 2s rollback n1 fault-img0\n`;
     expect(refusal(text)).toBe("line 5: image key fault-img0: keys starting fault-img are the rollback faults' own");
     expect(() => parseScenario(`${header}at 1s image n1 img0\nat 2s rollback n1 img0\n`)).not.toThrow();
+  });
+});
+
+describe("a run that breaks off", () => {
+  it("keeps a scripted step's failure in the report beside the simulator failure", () => {
+    // The second create is refused (name in use); the event bound then ends the run.
+    const s = parseScenario(
+      "scenario lost-inline\nchecks audit\nnodes 3\nrate 20\nsafety 30s\n" +
+        "at 0s n1 create / Xq user as @A\nat 0s n1 create / Xq user as @B\nevents 1000\n",
+    );
+    const report = runScenario(s, { seed: 1 });
+    expect(report.pass).toBe(false);
+    expect(report.violations.length).toBe(2);
+    expect(report.violations[0]).toMatch(/^line 7: /u);
+    expect(report.violations[1]).toMatch(/event/u);
   });
 });

@@ -341,6 +341,10 @@ function parseCheck(c: Cursor): ExpectCheck {
     const out: Ref[] = [];
     for (let guard = 0; !c.done() && guard < 100; guard++) out.push(ref(c));
     if (out.length < min) c.fail(`${kind} needs at least ${min} objects`);
+    // One object named twice makes `cnf @A @A` hold of a single object: a vacuous pass.
+    const names = out.map((r) => ("label" in r ? `@${r.label}` : r.path));
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice !== undefined) c.fail(`${kind} names ${twice} twice`);
     return out;
   };
   switch (kind) {
@@ -381,8 +385,12 @@ function parseCheck(c: Cursor): ExpectCheck {
     case "latched-then-healed":
     case "quarantine-seen":
       return { kind, node: c.word("node") };
-    case "refused":
-      return { kind, node: c.word("node"), source: c.word("source node") };
+    case "refused": {
+      const node = c.word("node");
+      const source = c.word("source node");
+      if (source === node) c.fail(`refused ${node} ${source}: a node never pulls from itself`);
+      return { kind, node, source };
+    }
     case "ghost-seen":
       return { kind, node: c.word("node"), ref: ref(c) };
     default:

@@ -29,6 +29,32 @@ const opKinds: readonly DirectoryOpKind[] = [
   ...windowKinds,
   ...typedValueKinds,
 ];
+/**
+ * Directives a file gives at most once: a second one would silently replace the first. Not
+ * `timing` (its lines add up, key by key), fault class lines (they refine the preset), `at`, `expect`.
+ */
+const onceOnly = new Set([
+  "scenario",
+  "checks",
+  "known-bug",
+  "nodes",
+  "faults",
+  "rate",
+  "mix",
+  "contention",
+  "large-values",
+  "batch-bytes",
+  "safety",
+  "liveness",
+  "rounds",
+  "converge",
+  "gc",
+  "topology",
+  "events",
+  "seeds",
+  "wire",
+]);
+
 const timingKeys: Readonly<Record<string, keyof ReplicationTiming>> = {
   pullEvery: "pullEveryMs",
   pullJitter: "pullJitterMs",
@@ -45,8 +71,10 @@ interface Draft extends ScenarioOptions {
   faults: FaultConfig;
   rate: number;
   safetyMs: number | null;
-  /** Where the directives checked across fields stand, for the messages (last one wins). */
+  /** Where the directives checked across fields stand, for the messages. */
   at: { converge: number; nodes: number; classes: Map<FaultClass, number> };
+  /** The line of each once-only directive given so far. */
+  given: Map<string, number>;
 }
 
 /** Parses a scenario file; throws ScenarioSyntaxError naming the line. */
@@ -61,6 +89,7 @@ export function parseScenario(text: string): Scenario {
     rate: 0,
     safetyMs: null,
     at: { converge: 0, nodes: 0, classes: new Map() },
+    given: new Map(),
   };
   const lines = text.split(/\r?\n/u);
   lines.forEach((source, index) => {
@@ -73,6 +102,11 @@ export function parseScenario(text: string): Scenario {
     const tokens = tokenizeLine(source, line);
     const head = tokens[0];
     if (head === undefined) return;
+    if (onceOnly.has(head.text)) {
+      const first = draft.given.get(head.text);
+      if (first !== undefined) throw new ScenarioSyntaxError(line, `${head.text} given twice (first at line ${first})`);
+      draft.given.set(head.text, line);
+    }
     if (head.text === "checks" || head.text === "known-bug") {
       // Free text, quotes kept as written; `#` starts a comment here as on every line.
       const rest = withoutComment(trimmed, line).slice(head.text.length).trim();
@@ -160,6 +194,11 @@ function directive(d: Draft, word: string, args: Token[], line: number): void {
       // No nodes would judge nothing: every expectation and the convergence oracles would hold.
       if (args.length === 0) fail("converge needs nodes (without the line every node converges)");
       d.converge = args.map((t) => t.text);
+      // A node named twice is counted twice among the judged nodes: rounds and convergence
+      // wait for a copy that never answers, and every seed fails liveness.
+      for (const [i, id] of d.converge.entries()) {
+        if (d.converge.indexOf(id) !== i) fail(`converge names ${id} twice`);
+      }
       d.at.converge = line;
       return;
     case "gc":
@@ -444,6 +483,9 @@ function parseMix(args: readonly Token[], line: number): OpMix {
       throw new ScenarioSyntaxError(line, `bad mix entry ${t.text}`);
     mix[kind] = parseNonNegative(value, line);
   }
+  // The workload draws kinds by weight; with no weight above 0 it fell back to creates only.
+  if (!Object.values(mix).some((w) => w > 0))
+    throw new ScenarioSyntaxError(line, "mix needs a kind with a weight > 0 (e.g. mix create=1)");
   return mix;
 }
 

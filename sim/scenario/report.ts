@@ -56,6 +56,8 @@ export function runTwice(s: Scenario, seed: number): ReplayCheck {
 export interface RangeSummary {
   readonly runs: number;
   readonly failed: readonly number[];
+  /** Seeds that converged; the rounds and converge figures are over these alone. */
+  readonly converged: number;
   readonly roundsMax: number;
   readonly roundsMean: number;
   readonly convergeMeanMs: number;
@@ -74,6 +76,7 @@ export function summarize(reports: readonly RunReport[]): RangeSummary {
   return {
     runs: reports.length,
     failed: reports.filter((r) => !r.pass).map((r) => r.seed),
+    converged: converged.length,
     roundsMax: rounds.reduce((a, b) => Math.max(a, b), 0),
     roundsMean: mean(rounds),
     convergeMeanMs: mean(times),
@@ -98,10 +101,15 @@ export function summaryLine(
     wallMs === null
       ? ""
       : ` wall=${Math.round(wallMs)}ms (${(wallMs / Math.max(1, s.runs)).toFixed(1)}ms/seed)`;
+  // With no seed converged, zeros would read as convergence at once.
+  const convergence =
+    s.converged === 0
+      ? " rounds(none) converge(none)"
+      : ` rounds(max=${s.roundsMax} mean=${s.roundsMean.toFixed(2)})` +
+        ` converge(mean=${(s.convergeMeanMs / 1000).toFixed(1)}s max=${(s.convergeMaxMs / 1000).toFixed(1)}s)`;
   return (
     `${verdict} scenario=${name} seeds=${seeds} runs=${s.runs} pass=${s.runs - s.failed.length}${failed}` +
-    ` rounds(max=${s.roundsMax} mean=${s.roundsMean.toFixed(2)})` +
-    ` converge(mean=${(s.convergeMeanMs / 1000).toFixed(1)}s max=${(s.convergeMaxMs / 1000).toFixed(1)}s)` +
+    convergence +
     ` events(mean=${Math.round(s.eventsMean)}) vectors(max=${s.vectorEntriesMax})${wall}`
   );
 }

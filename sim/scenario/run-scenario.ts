@@ -87,7 +87,8 @@ export function runScenario(s: Scenario, options: RunOptions): RunReport {
     violations.push(...run.inline, ...finalViolations(run, judgedNodes(run)));
   } catch (error) {
     if (!(error instanceof SimFailure)) throw error;
-    violations.push(error.reason);
+    // A scripted step that failed before the run broke off stays in the report.
+    violations.push(...run.inline, error.reason);
   }
   const trace = options.keepTrace === true ? [...world.trace.lines()] : world.trace.tail();
   return {
