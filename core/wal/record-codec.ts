@@ -72,7 +72,7 @@ const markerBound = putBound(groupContinuesKey, "");
  * the only deletes come after every put, as in the batch.
  */
 export function splitBatch(batch: KvBatch, partBytes: number): KvBatch[] {
-  assert(partBytes >= 4 * markerBound, `record part bound ${partBytes} is too small`);
+  assert(partBytes > 0, `bad record part bound ${partBytes}`);
   const { puts, dels } = batch;
   let total = recordHeaderBytes + seqBytes + batchHeaderBound;
   for (let i = 0; i < puts.length; i++) {

@@ -352,11 +352,12 @@ function replayGeneration(
     const what = cutGroup === null ? "" : ` (group seq ${cutGroup.firstSeq}-${cutGroup.lastSeq} is incomplete)`;
     throw new StorageCorruptError(`sealed log ${path} is torn at byte ${validBytes}${what}`);
   }
-  const tornBytes = tornEnd(bytes, validBytes) - validBytes;
-  // An incomplete group is whole records, never zeros: it is cut with the torn tail, and the
-  // damage, if any, starts after its parts (a crash between parts leaves only zeros there).
+  // An incomplete group is cut with the torn tail, all of it counted (its last part may end in
+  // zero bytes, a marker's empty value); damage, if any, starts after its parts (a crash
+  // between parts leaves only zeros there).
   const damageAt = validBytes + (cutGroup?.bytes ?? 0);
-  assert(validBytes + tornBytes >= damageAt, "an incomplete group lies inside the torn tail");
+  const tornBytes = Math.max(tornEnd(bytes, validBytes), damageAt) - validBytes;
+  assert(cutGroup === null || tornBytes > 0, "an incomplete group is never a clean end");
   if (tornBytes === 0) return clean;
   const lastGood = cutGroup?.lastSeq ?? records.at(-1)?.seq ?? lastSeq;
   const stray = decodeRecordAt(bytes, damageAt);
