@@ -117,7 +117,11 @@ export function splitBatch(batch: KvBatch, partBytes: number): KvBatch[] {
  * record or a group's last part (no marker), or null: a marker elsewhere, which this log
  * never writes (a scan stops there, as at an undecodable record).
  */
-function groupRole(putKeys: readonly string[] | null, puts: KvBatch["puts"] | null, dels: readonly string[]): GroupRole | null {
+function groupRole(
+  putKeys: readonly string[] | null,
+  puts: KvBatch["puts"] | null,
+  dels: readonly string[],
+): GroupRole | null {
   const count = putKeys !== null ? putKeys.length : puts!.length;
   let markers = 0;
   for (let i = 0; i < count; i++) {
@@ -126,12 +130,13 @@ function groupRole(putKeys: readonly string[] | null, puts: KvBatch["puts"] | nu
   }
   for (let i = 0; i < dels.length; i++) if (dels[i] === groupContinuesKey) return null;
   if (markers === 0) return "ends";
-  const lastIsMarker = (putKeys !== null ? putKeys[count - 1] : puts![count - 1]![0]) === groupContinuesKey;
-  return markers === 1 && lastIsMarker && dels.length === 0 ? "continues" : null;
+  const lastKey = putKeys !== null ? putKeys[count - 1] : puts![count - 1]![0];
+  return markers === 1 && lastKey === groupContinuesKey && dels.length === 0 ? "continues" : null;
 }
 
 type GroupRole = "continues" | "ends";
 
+/** groupRole of a decoded batch. */
 export function groupRoleOfBatch(batch: KvBatch): GroupRole | null {
   return groupRole(null, batch.puts, batch.dels);
 }
@@ -141,12 +146,14 @@ export function groupRoleOfBatch(batch: KvBatch): GroupRole | null {
  * what a group is, so every reader agrees. Parts are held until their group's last part.
  */
 export class RecordGroups<T extends { readonly seq: number; readonly offset: number; readonly bytes: number }> {
+  /** The group read so far: parts that continue it, none of its last. */
   private parts: T[] = [];
 
   /** The parts of the group `part` completes ([part] for a lone record), or null while it continues. */
   add(part: T, role: GroupRole): T[] | null {
     const last = this.parts.at(-1);
-    assert(last === undefined || (part.seq === last.seq + 1 && part.offset === last.offset + last.bytes), "a group's parts are consecutive");
+    const follows = last === undefined || (part.seq === last.seq + 1 && part.offset === last.offset + last.bytes);
+    assert(follows, "a group's parts are consecutive");
     if (role === "continues") {
       this.parts.push(part);
       return null;
@@ -247,7 +254,8 @@ export class LogScanner {
   /**
    * Decodes more records, stopping after `maxRecords` or once `maxBytes` were consumed (always
    * at least one record, so a step makes progress); returns [] once the valid prefix is done.
-   * A group is one record, returned by the step that reads its last part.
+   * A group is one record, returned by the step that reads its last part (a step that reads
+   * only parts of one returns []: check `done`).
    */
   step(
     maxRecords: number = walLimits.scanStepRecords,
@@ -349,10 +357,10 @@ export const supersededValue = "";
  * simulator to be overwritten later in the same replay.
  */
 export function scanLogFinalValues(log: Uint8Array, expectSeq: number | null = null): LogScan {
-  type Frame = { seq: number; offset: number; bytes: number; end: number; shape: KvBatchShape };
+  type Frame = { seq: number; offset: number; bytes: number; shape: KvBatchShape; endsGroup: boolean };
   const groups = new RecordGroups<Frame>();
-  // Complete groups only: an incomplete group's puts and deletes must not supersede anything.
-  const complete: Frame[][] = [];
+  // Frames of complete groups only: an incomplete group's puts and deletes supersede nothing.
+  const frames: Frame[] = [];
   let offset = 0;
   let nextSeq = expectSeq;
   // Bounded: each pass consumes a record of at least 16 bytes or stops.
@@ -362,52 +370,50 @@ export function scanLogFinalValues(log: Uint8Array, expectSeq: number | null = n
     const shape = decodeKvBatchShape(log.subarray(frame.payloadStart, frame.end));
     const role = shape === null ? null : groupRole(shape.putKeys, null, shape.dels);
     if (shape === null || role === null) break;
-    const group = groups.add({ seq: frame.seq, offset, bytes: frame.end - offset, end: frame.end, shape }, role);
-    if (group !== null) complete.push(group);
+    const part = { seq: frame.seq, offset, bytes: frame.end - offset, shape, endsGroup: role === "ends" };
+    const group = groups.add(part, role);
+    if (group !== null) for (const done of group) frames.push(done);
     offset = frame.end;
     nextSeq = frame.seq + 1;
   }
   // Newest first: a key is final where it is last put and not deleted after. A group's parts
-  // are applied in order like records (its only deletes are in its last part).
+  // count as records applied in order: its only deletes are in its last part.
   const setLater = new Set<string>();
-  const finals = complete.map((group) => group.map(() => [] as boolean[]));
-  for (let g = complete.length - 1; g >= 0; g--) {
-    const group = complete[g]!;
-    for (let p = group.length - 1; p >= 0; p--) {
-      const { putKeys, dels } = group[p]!.shape;
-      for (let j = 0; j < dels.length; j++) setLater.add(dels[j]!);
-      const final = new Array<boolean>(putKeys.length);
-      for (let j = putKeys.length - 1; j >= 0; j--) {
-        const key = putKeys[j]!;
-        final[j] = !setLater.has(key);
-        setLater.add(key);
-      }
-      finals[g]![p] = final;
+  const finals: boolean[][] = new Array<boolean[]>(frames.length);
+  for (let i = frames.length - 1; i >= 0; i--) {
+    const { putKeys, dels } = frames[i]!.shape;
+    for (let j = 0; j < dels.length; j++) setLater.add(dels[j]!);
+    const final = new Array<boolean>(putKeys.length);
+    for (let j = putKeys.length - 1; j >= 0; j--) {
+      const key = putKeys[j]!;
+      final[j] = !setLater.has(key);
+      setLater.add(key);
     }
+    finals[i] = final;
   }
   const records: LogRecord[] = [];
-  for (let g = 0; g < complete.length; g++) {
-    const group = complete[g]!;
-    const puts: Array<readonly [string, string]> = [];
-    for (let p = 0; p < group.length; p++) {
-      const { offset: at, shape } = group[p]!;
-      const { putKeys, valueRanges } = shape;
-      const final = finals[g]![p]!;
-      // The shape's ranges are relative to the batch, which starts after the record's header.
-      const base = at + recordHeaderBytes + seqBytes;
-      // Every part but the last ends with its marker, which is no entry.
-      const count = p < group.length - 1 ? putKeys.length - 1 : putKeys.length;
-      for (let j = 0; j < count; j++) {
-        const value = final[j]
-          ? decodeUtf8Range(log, base + valueRanges[2 * j]!, base + valueRanges[2 * j + 1]!)
-          : supersededValue;
-        puts.push([putKeys[j]!, value]);
-      }
+  let puts: Array<readonly [string, string]> = [];
+  let groupStart = 0;
+  for (let i = 0; i < frames.length; i++) {
+    const { seq, offset: at, bytes, shape, endsGroup } = frames[i]!;
+    const { putKeys, valueRanges, dels } = shape;
+    const final = finals[i]!;
+    // The shape's ranges are relative to the batch, which starts after the record's header.
+    const base = at + recordHeaderBytes + seqBytes;
+    // A part that continues its group ends with the marker, which is no entry.
+    const count = endsGroup ? putKeys.length : putKeys.length - 1;
+    for (let j = 0; j < count; j++) {
+      const value = final[j]
+        ? decodeUtf8Range(log, base + valueRanges[2 * j]!, base + valueRanges[2 * j + 1]!)
+        : supersededValue;
+      puts.push([putKeys[j]!, value]);
     }
-    const first = group[0]!;
-    const last = group.at(-1)!;
-    records.push({ seq: last.seq, batch: { puts, dels: last.shape.dels }, offset: first.offset, bytes: last.end - first.offset });
+    if (!endsGroup) continue;
+    records.push({ seq, batch: { puts, dels }, offset: groupStart, bytes: at + bytes - groupStart });
+    puts = [];
+    groupStart = at + bytes;
   }
+  assert(groupStart === groups.validEnd(offset), "the records end where the valid prefix does");
   assert(offset <= log.length, "scan stays inside the log");
   const validBytes = groups.validEnd(offset);
   return { records, validBytes, tornBytes: log.length - validBytes, cutGroup: groups.cut() };

@@ -374,7 +374,7 @@ function replayGeneration(
   // directory (operator audit, twenty-fourth session). Refused with the file left as it is.
   if (whole !== null && first && records.length === 0) {
     throw new StorageCorruptError(
-      `log ${path} is damaged in its first record (byte ${validBytes}), and ${whole.count} whole, checksummed ` +
+      `log ${path} is damaged in its first record (byte ${damageAt}), and ${whole.count} whole, checksummed ` +
         `records follow it (seq ${whole.firstSeq}-${whole.lastSeq}): cutting them would leave the store empty, so ` +
         `the log is left as it is. Restore the data directory from a backup, or move it aside to start afresh`,
     );
