@@ -6,7 +6,9 @@
  * with one fdatasync (group commit: the caller appends a whole turn's batches, then syncs once).
  * `rotate` seals the active generation (synced, never written again) and opens the next one.
  * A sealed generation is always complete, because it was synced before its successor existed;
- * so only the newest generation can carry a torn tail, which `open` cuts.
+ * so only the newest generation can carry a torn tail, which `open` cuts. A batch too large for
+ * one record is a group of records (record-codec.ts), written by one append, so always inside
+ * one generation; a group the newest generation ends inside of is cut with its torn tail.
  *
  * Preallocation: the active generation's file is zero-filled ahead of its records (log-space.ts)
  * and records are written in place at the logical end, so a commit's fdatasync carries data
