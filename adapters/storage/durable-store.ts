@@ -53,6 +53,8 @@ export interface DurableStoreOptions {
    * there once each, besides GET /api/storage and /api/node. Default: silent.
    */
   readonly log?: (line: string) => void;
+  /** Encoding bound past which a batch is a group of records (default 64 MiB; tests lower it). */
+  readonly recordPartBytes?: number;
 }
 
 export interface DurableStoreOpened {
@@ -97,6 +99,7 @@ export class DurableStore {
       readonly rebuildRetryMs: number;
       readonly unlock: () => void;
       readonly log: (line: string) => void;
+      readonly recordPartBytes: number;
     },
   ) {
     this.retryDelayMs = options.rebuildRetryMs;
@@ -130,6 +133,7 @@ export class DurableStore {
     const rebuildRetryMs = options.rebuildRetryMs ?? rebuildRetryFirstMs;
     assert(Number.isSafeInteger(rebuildRetryMs) && rebuildRetryMs > 0, "rebuildRetryMs is positive");
     const log = options.log ?? ((): void => undefined);
+    const recordPartBytes = options.recordPartBytes ?? walLimits.recordPartBytes;
     const started = performance.now();
     const fs = new NodeFileSystem(path.resolve(dataDir));
     const unlock = lockDirectory(fs.root, (pid) => {
@@ -137,7 +141,12 @@ export class DurableStore {
       log(`canopy: ${run} did not shut down cleanly; its lock was taken over`);
     });
     try {
-      return await DurableStore.boot(fs, { rotateBytes, rebuildRetryMs, unlock, log }, started, sink);
+      return await DurableStore.boot(
+        fs,
+        { rotateBytes, rebuildRetryMs, unlock, log, recordPartBytes },
+        started,
+        sink,
+      );
     } catch (error) {
       unlock();
       throw error;
@@ -166,7 +175,7 @@ export class DurableStore {
     if (snapshot !== null) requireSuccessorLog(fs, snapshot.generation);
     let tail: ReturnType<typeof openTail>;
     try {
-      tail = openTail(fs, snapshot, sink);
+      tail = openTail(fs, snapshot, sink, options.recordPartBytes);
     } catch (error) {
       throw withOrphanHint(error, leftovers, snapshot?.generation ?? 0);
     }
@@ -418,6 +427,7 @@ function openTail(
   fs: NodeFileSystem,
   snapshot: SnapshotMeta | null,
   sink: EntrySink,
+  recordPartBytes: number,
 ): {
   wal: WriteAheadLog;
   wholeRecordsCut: WholeRecordsCut | null;
@@ -426,10 +436,11 @@ function openTail(
   recordsReplayed: number;
   overridden: { keys: Set<string>; entries: number };
 } {
-  const opened = WriteAheadLog.open(fs, {
-    generation: snapshot?.generation ?? 0,
-    seq: snapshot?.lastSeq ?? 0,
-  });
+  const opened = WriteAheadLog.open(
+    fs,
+    { generation: snapshot?.generation ?? 0, seq: snapshot?.lastSeq ?? 0 },
+    { recordPartBytes },
+  );
   const finals = new Map<string, string | null>();
   for (const record of opened.records) {
     for (const [key, value] of record.batch.puts) finals.set(key, value);

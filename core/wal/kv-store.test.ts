@@ -45,12 +45,24 @@ const batchArb = fc.record({
   }),
   dels: fc.uniqueArray(keyArb, { maxLength: 2 }),
 });
+/** Larger than the part sizes below: written as a group of records. */
+const bigBatchArb = fc.record({
+  puts: fc.array(fc.tuple(keyArb, fc.string({ minLength: 20, maxLength: 60 })), { minLength: 4, maxLength: 12 }),
+  dels: fc.uniqueArray(keyArb, { maxLength: 3 }),
+});
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc.record({
       kind: fc.constant("commit" as const),
       batches: fc.array(batchArb, { minLength: 1, maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("commit" as const),
+      batches: fc.array(fc.oneof(batchArb, bigBatchArb), { minLength: 1, maxLength: 3 }),
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: "rotate" as const }) },
@@ -60,14 +72,17 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 const opsArb = fc.array(opArb, { maxLength: 40 });
 const rotateBytesArb = fc.integer({ min: 40, max: 400 });
+/** Small enough that some batches are groups; some runs keep the production bound. */
+const partBytesArb = fc.option(fc.integer({ min: 1, max: 400 }), { nil: undefined });
 
 describe("KvStore", () => {
   it("boots to exactly the committed map after any ops and crashes", () => {
     fc.assert(
-      fc.property(opsArb, rotateBytesArb, (ops, rotateBytes) => {
+      fc.property(opsArb, rotateBytesArb, partBytesArb, (ops, rotateBytes, recordPartBytes) => {
         const fs = new MemoryFileSystem();
         const model = new Map<string, string>();
-        let { store } = KvStore.open(fs, { rotateBytes });
+        const options = recordPartBytes === undefined ? { rotateBytes } : { rotateBytes, recordPartBytes };
+        let { store } = KvStore.open(fs, options);
         for (const op of ops) {
           if (op.kind === "commit") {
             store.commit(op.batches);
@@ -79,14 +94,14 @@ describe("KvStore", () => {
           else if (op.kind === "rebuild") store.rebuild();
           else {
             fs.crash();
-            const opened = KvStore.open(fs, { rotateBytes });
+            const opened = KvStore.open(fs, options);
             expect(new Map(opened.entries)).toEqual(model);
             store = opened.store;
           }
           expect(store.view().rebuild.lastOutcome?.ok ?? true).toBe(true);
         }
         fs.crash();
-        expect(KvStore.open(fs, { rotateBytes }).entries).toEqual(model);
+        expect(KvStore.open(fs, options).entries).toEqual(model);
       }),
       { numRuns: 300 },
     );

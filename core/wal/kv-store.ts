@@ -35,6 +35,8 @@ export interface KvStoreOptions {
    * VerifiedRecords): the simulator reopens the same disk at every restart.
    */
   readonly verified?: VerifiedRecords;
+  /** Encoding bound past which a batch is a group of records (tests lower it; see WalOptions). */
+  readonly recordPartBytes?: number;
 }
 
 export interface KvStoreOpened {
@@ -97,7 +99,8 @@ export class KvStore {
       snapshot === null ? null : { generation: snapshot.generation, map: new Map(entries) };
     const loaded = clockMs();
     const start = { generation: snapshot?.generation ?? 0, seq: snapshot?.lastSeq ?? 0 };
-    const opened = WriteAheadLog.open(fs, start);
+    const partBytes = options.recordPartBytes;
+    const opened = WriteAheadLog.open(fs, start, partBytes === undefined ? {} : { recordPartBytes: partBytes });
     for (const record of opened.records) applyKvBatch(entries, record.batch);
     const replayed = clockMs();
     eraseAll(fs, opened.stalePaths, walDir);

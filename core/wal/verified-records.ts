@@ -14,7 +14,15 @@
  */
 import { assert } from "../assert";
 import type { KvBatch } from "./kv-batch";
-import { decodeRecordAt, recordHeaderBytes, type LogRecord, type LogScan } from "./record-codec";
+import {
+  decodeRecordAt,
+  groupRoleOfBatch,
+  joinGroup,
+  recordHeaderBytes,
+  RecordGroups,
+  type LogRecord,
+  type LogScan,
+} from "./record-codec";
 
 /** A record as the writer encoded it: `bytes` is encodeRecord(seq, batch). */
 export interface EncodedRecord {
@@ -141,8 +149,9 @@ export class VerifiedRecords {
 
 /**
  * scanLog (record-codec.ts) with known records taken from `verified` instead of being
- * checksummed and decoded again; the records, valid prefix and torn tail are scanLog's.
- * Records decoded afresh are noted in `verified`.
+ * checksummed and decoded again; the records, valid prefix and torn tail are scanLog's (groups
+ * joined by the same RecordGroups). Records decoded afresh are noted in `verified`, a group's
+ * parts one by one.
  */
 export function scanLogVerified(
   log: Uint8Array,
@@ -150,6 +159,7 @@ export function scanLogVerified(
   verified: VerifiedRecords,
 ): LogScan {
   const records: LogRecord[] = [];
+  const groups = new RecordGroups<LogRecord>();
   let offset = 0;
   let nextSeq = expectSeq;
   for (;;) {
@@ -158,11 +168,14 @@ export function scanLogVerified(
       record = decodeRecordAt(log, offset);
       if (record !== null) verified.noteDecoded(log, record);
     }
-    if (record === null || (nextSeq !== null && record.seq !== nextSeq)) break;
-    records.push(record);
+    const role = record === null ? null : groupRoleOfBatch(record.batch);
+    if (record === null || role === null || (nextSeq !== null && record.seq !== nextSeq)) break;
     offset += record.bytes;
     nextSeq = record.seq + 1;
+    const group = groups.add(record, role);
+    if (group !== null) records.push(joinGroup(group));
   }
   assert(offset <= log.length, "scan stays inside the log");
-  return { records, validBytes: offset, tornBytes: log.length - offset };
+  const validBytes = groups.validEnd(offset);
+  return { records, validBytes, tornBytes: log.length - validBytes, cutGroup: groups.cut() };
 }

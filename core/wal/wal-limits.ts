@@ -4,11 +4,18 @@
  */
 export const walLimits = {
   /**
-   * Largest record payload. A transaction batch can carry several 1 MiB values (a subtree
-   * shred rewrites many objects), so the bound is generous; it exists so that a corrupt length
-   * prefix is recognised as garbage instead of being trusted.
+   * Largest record payload. It exists so that a corrupt length prefix is recognised as garbage
+   * instead of being trusted; no legal batch reaches it, because one larger than
+   * `recordPartBytes` is split into a group of records (a subtree delete of 20 users holding
+   * 14 values of 1 MiB made one batch of ~587 MB, which killed the store at every retry).
    */
   recordPayloadBytesMax: 512 * 1024 * 1024,
+  /**
+   * Encoding bound (3 bytes per UTF-16 unit) past which a batch is written as a group of
+   * records, each this large at most unless one put alone is larger (a put stays whole, and
+   * values are far below the payload bound). Well under the bound, so a part is never refused.
+   */
+  recordPartBytes: 64 * 1024 * 1024,
   /** Keys are short identifiers such as "o/<guid>" or "meta/node". */
   keyBytesMax: 64 * 1024,
   /** Active log size past which the store rotates to the next generation on its own. */

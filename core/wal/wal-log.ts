@@ -6,7 +6,9 @@
  * with one fdatasync (group commit: the caller appends a whole turn's batches, then syncs once).
  * `rotate` seals the active generation (synced, never written again) and opens the next one.
  * A sealed generation is always complete, because it was synced before its successor existed;
- * so only the newest generation can carry a torn tail, which `open` cuts.
+ * so only the newest generation can carry a torn tail, which `open` cuts. A batch too large for
+ * one record is a group of records (record-codec.ts), written by one append, so always inside
+ * one generation; a group the newest generation ends inside of is cut with its torn tail.
  *
  * Preallocation: the active generation's file is zero-filled ahead of its records (log-space.ts)
  * and records are written in place at the logical end, so a commit's fdatasync carries data
@@ -30,7 +32,14 @@ import { readForScan, type FileSystem } from "./fs-port";
 import { parseGeneration, walDir, walPath } from "./generation-names";
 import type { KvBatch } from "./kv-batch";
 import { nextAllocation, tornEnd, zeroFill, zerosToWrite } from "./log-space";
-import { decodeRecordAt, encodeRecordScratch, scanLogFinalValues, wholeRecordsBetween, type LogRecord } from "./record-codec";
+import {
+  decodeRecordAt,
+  encodeRecordScratch,
+  scanLogFinalValues,
+  splitBatch,
+  wholeRecordsBetween,
+  type LogRecord,
+} from "./record-codec";
 import { StorageCorruptError } from "./storage-errors";
 import { walLimits } from "./wal-limits";
 
@@ -53,6 +62,14 @@ export interface SealedGeneration {
   readonly bytes: number;
   /** Last sequence number the generation holds (its predecessor's when it holds none). */
   readonly lastSeq: number;
+}
+
+export interface WalOptions {
+  /**
+   * Encoding bound past which a batch is written as a group of records (walLimits
+   * .recordPartBytes); tests lower it to split small batches.
+   */
+  readonly recordPartBytes?: number;
 }
 
 /** Where replay starts: just after what the newest complete snapshot covers. */
@@ -91,7 +108,12 @@ export class WriteAheadLog {
     private readonly fs: FileSystem,
     active: ActiveLog,
     sealed: SealedGeneration[],
+    private readonly recordPartBytes: number,
   ) {
+    assert(
+      recordPartBytes > 0 && recordPartBytes <= walLimits.recordPayloadBytesMax / 2,
+      "a part leaves room under the record bound for a put larger than a part",
+    );
     this.activeGeneration = active.generation;
     this.appendedBytes = this.durableBytes = active.bytes;
     this.appendedSeq = this.durableSeq = active.lastSeq;
@@ -104,7 +126,12 @@ export class WriteAheadLog {
    * Replays every generation newer than `start.generation`, cutting (zeroing + sync) a torn
    * tail of the newest one. Creates the first generation when there is none.
    */
-  static open(fs: FileSystem, start: ReplayStart = { generation: 0, seq: 0 }): WalOpenResult {
+  static open(
+    fs: FileSystem,
+    start: ReplayStart = { generation: 0, seq: 0 },
+    options: WalOptions = {},
+  ): WalOpenResult {
+    const partBytes = options.recordPartBytes ?? walLimits.recordPartBytes;
     const all = listGenerations(fs);
     const stalePaths = all.filter((g) => g <= start.generation).map(walPath);
     const live = all.filter((g) => g > start.generation);
@@ -134,7 +161,7 @@ export class WriteAheadLog {
       else {
         const allocatedBytes = replay.fileBytes;
         const active = { generation, bytes: replay.validBytes, lastSeq, allocatedBytes };
-        const wal = new WriteAheadLog(fs, active, sealed);
+        const wal = new WriteAheadLog(fs, active, sealed, partBytes);
         return { wal, records, tornBytes, stalePaths, wholeRecordsCut: replay.wholeRecordsCut };
       }
     }
@@ -142,7 +169,7 @@ export class WriteAheadLog {
     const allocatedBytes = createGeneration(fs, generation);
     // A directory created just now is durable only once its parent is synced (POSIX).
     if (live.length === 0) fs.syncDir("");
-    const wal = new WriteAheadLog(fs, { generation, bytes: 0, lastSeq, allocatedBytes }, sealed);
+    const wal = new WriteAheadLog(fs, { generation, bytes: 0, lastSeq, allocatedBytes }, sealed, partBytes);
     return { wal, records, tornBytes, stalePaths, wholeRecordsCut: null };
   }
 
@@ -154,8 +181,20 @@ export class WriteAheadLog {
    * Appends one batch to the active log. Not durable until the next `sync`. The record is
    * encoded in the encoder's scratch buffer and written from there: a FileSystem write copies
    * its bytes (none keeps them: zeroFill hands every write the same zeros too).
+   *
+   * A batch larger than a record part is written as a group of records (splitBatch), all in
+   * this generation (rotation waits for the caller's sync): a subtree delete rewriting 20
+   * users' 1 MiB values made one ~587 MB record, past the record bound, and the assert that
+   * refused it killed the store at every boot's retry. Returns the last record's seq.
    */
   append(batch: KvBatch): { seq: number; bytes: number } {
+    const parts = splitBatch(batch, this.recordPartBytes);
+    const startBytes = this.appendedBytes;
+    for (const part of parts) this.appendRecord(part);
+    return { seq: this.appendedSeq, bytes: this.appendedBytes - startBytes };
+  }
+
+  private appendRecord(batch: KvBatch): void {
     const seq = this.appendedSeq + 1;
     const record = encodeRecordScratch(seq, batch);
     const end = this.appendedBytes + record.length;
@@ -171,7 +210,6 @@ export class WriteAheadLog {
       zeroFill(this.fs, this.activePath, end, allocated);
       this.allocatedBytes = allocated;
     }
-    return { seq, bytes: record.length };
   }
 
   /** One fdatasync covering every append since the previous sync (a no-op when none). */
@@ -306,23 +344,31 @@ function replayGeneration(
   // Scanned and checked here, before zeroFill below changes the file; records copy their text.
   const bytes = readForScan(fs, path) ?? new Uint8Array(0);
   const scan = scanLogFinalValues(bytes, lastSeq + 1);
-  const { records, validBytes } = scan;
+  const { records, validBytes, cutGroup } = scan;
   const clean = { records, validBytes, tornBytes: 0, fileBytes: bytes.length, wholeRecordsCut: null };
   if (scan.tornBytes === 0) return clean;
   // A sealed generation was cut to its records before its successor existed: anything after
-  // them, zeros included, is damage no crash explains.
-  if (!newest) throw new StorageCorruptError(`sealed log ${path} is torn at byte ${validBytes}`);
-  const tornBytes = tornEnd(bytes, validBytes) - validBytes;
+  // them, zeros included, is damage no crash explains (an incomplete group too: its last part
+  // was synced before the rotation).
+  if (!newest) {
+    const what = cutGroup === null ? "" : ` (group seq ${cutGroup.firstSeq}-${cutGroup.lastSeq} is incomplete)`;
+    throw new StorageCorruptError(`sealed log ${path} is torn at byte ${validBytes}${what}`);
+  }
+  // An incomplete group is cut with the torn tail, all of it counted (its last part may end in
+  // zero bytes, a marker's empty value); damage, if any, starts after its parts (a crash
+  // between parts leaves only zeros there).
+  const damageAt = validBytes + (cutGroup?.bytes ?? 0);
+  const tornBytes = Math.max(tornEnd(bytes, validBytes), damageAt) - validBytes;
+  assert(cutGroup === null || tornBytes > 0, "an incomplete group is never a clean end");
   if (tornBytes === 0) return clean;
-  const stray = decodeRecordAt(bytes, validBytes);
+  const lastGood = cutGroup?.lastSeq ?? records.at(-1)?.seq ?? lastSeq;
+  const stray = decodeRecordAt(bytes, damageAt);
   if (stray !== null) {
     // A whole, checksummed record out of sequence is not what a crash mid-append leaves.
-    const expected = (records.at(-1)?.seq ?? lastSeq) + 1;
-    throw new StorageCorruptError(`log ${path} holds seq ${stray.seq} where ${expected} belongs`);
+    throw new StorageCorruptError(`log ${path} holds seq ${stray.seq} where ${lastGood + 1} belongs`);
   }
-  const lastGood = records.at(-1)?.seq ?? lastSeq;
-  const whole = wholeRecordsBetween(bytes, validBytes + 1, validBytes + tornBytes, lastGood);
-  const wholeRecordsCut = whole === null ? null : { path, atByte: validBytes, ...whole };
+  const whole = wholeRecordsBetween(bytes, damageAt + 1, validBytes + tornBytes, lastGood);
+  const wholeRecordsCut = whole === null ? null : { path, atByte: damageAt, ...whole };
   // Damage in the store's very first record with whole records behind it: the cut would leave
   // no record at all, and a store that opens empty is one a daemon may create a new domain in
   // (`serve --create-if-missing`, what `npm start` runs). One flipped byte in a young domain's
@@ -330,7 +376,7 @@ function replayGeneration(
   // directory (operator audit, twenty-fourth session). Refused with the file left as it is.
   if (whole !== null && first && records.length === 0) {
     throw new StorageCorruptError(
-      `log ${path} is damaged in its first record (byte ${validBytes}), and ${whole.count} whole, checksummed ` +
+      `log ${path} is damaged in its first record (byte ${damageAt}), and ${whole.count} whole, checksummed ` +
         `records follow it (seq ${whole.firstSeq}-${whole.lastSeq}): cutting them would leave the store empty, so ` +
         `the log is left as it is. Restore the data directory from a backup, or move it aside to start afresh`,
     );
