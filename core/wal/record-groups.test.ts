@@ -158,6 +158,27 @@ describe("record groups", () => {
     expect(fs.read(log1)!.every((b) => b === 0)).toBe(true);
   });
 
+  it("refuses damage in the store's first record with a group's whole first part behind it", () => {
+    // The part ends in zero bytes (its marker's empty value): counted only to the last
+    // non-zero byte, it went unseen and the store was wiped (WAL-group audit, twenty-fifth
+    // session). A lone record behind the damage was refused already.
+    const fs = new MemoryFileSystem();
+    const { store } = KvStore.open(fs, { recordPartBytes: partBytes });
+    store.commit([{ puts: [["meta/domain", '{"id":"d1"}']], dels: [] }]);
+    store.commit([bigBatch("a")]);
+    const records = framed(fs.read(log1)!);
+    const file = fs.read(log1)!.slice();
+    // A crash kept the group's first part only; then one bit of the first record flipped.
+    file.fill(0, records[1]!.offset + records[1]!.bytes);
+    file[records[0]!.offset + 30] = (file[records[0]!.offset + 30] ?? 0) ^ 0x01;
+    fs.write(log1, file);
+    fs.sync(log1);
+    expect(() => KvStore.open(fs, { recordPartBytes: partBytes })).toThrow(
+      /damaged in its first record \(byte 0\), and 1 whole, checksummed records follow it \(seq 2-2\)/u,
+    );
+    expect(fs.read(log1)).toEqual(file);
+  });
+
   it("refuses an incomplete group in a sealed generation", () => {
     const fs = new MemoryFileSystem();
     const { wal } = WriteAheadLog.open(fs, undefined, { recordPartBytes: partBytes });

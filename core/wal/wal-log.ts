@@ -322,6 +322,19 @@ export interface WholeRecordsCut {
   readonly lastSeq: number;
 }
 
+/** Where each of the `parts` consecutive records from `offset` on starts (a cut group's parts). */
+function groupPartStarts(bytes: Uint8Array, offset: number, parts: number): number[] {
+  const starts: number[] = [];
+  let at = offset;
+  for (let i = 0; i < parts; i++) {
+    const record = decodeRecordAt(bytes, at);
+    assert(record !== null, "a cut group's parts are whole records");
+    starts.push(at);
+    at += record.bytes;
+  }
+  return starts;
+}
+
 interface GenerationReplay {
   readonly records: LogRecord[];
   readonly wholeRecordsCut: WholeRecordsCut | null;
@@ -364,10 +377,14 @@ function replayGeneration(
   const lastGood = cutGroup?.lastSeq ?? records.at(-1)?.seq ?? lastSeq;
   const stray = decodeRecordAt(bytes, damageAt);
   if (stray !== null) {
-    // A whole, checksummed record out of sequence is not what a crash mid-append leaves.
-    throw new StorageCorruptError(`log ${path} holds seq ${stray.seq} where ${lastGood + 1} belongs`);
+    // A whole, checksummed record out of sequence is not what a crash mid-append leaves; nor
+    // is one in sequence that the scan stopped at (a group marker out of place).
+    const what = stray.seq === lastGood + 1 ? `a misplaced group marker in seq ${stray.seq}` : `seq ${stray.seq} where ${lastGood + 1} belongs`;
+    throw new StorageCorruptError(`log ${path} holds ${what}`);
   }
-  const whole = wholeRecordsBetween(bytes, damageAt + 1, validBytes + tornBytes, lastGood);
+  // To the file's end, not the last non-zero byte: a part continuing a group ends in zero
+  // bytes (its marker's empty value), and a whole one there went uncounted (WAL-group audit).
+  const whole = wholeRecordsBetween(bytes, damageAt + 1, bytes.length, lastGood);
   const wholeRecordsCut = whole === null ? null : { path, atByte: damageAt, ...whole };
   // Damage in the store's very first record with whole records behind it: the cut would leave
   // no record at all, and a store that opens empty is one a daemon may create a new domain in
@@ -383,7 +400,19 @@ function replayGeneration(
   }
   // Zeroed, not truncated: the file keeps its allocation, and no byte of the torn write (nor a
   // whole older record behind it) can be read as a record once new ones are written here.
-  zeroFill(fs, path, validBytes, validBytes + tornBytes);
-  fs.sync(path);
+  // An incomplete group is zeroed from its end backwards, a sync after each part, once the
+  // garbage behind it is: a power cut inside the cut then leaves whole parts only right after
+  // the valid records, an incomplete group the next boot cuts again. Zeroed in one write, a
+  // torn cut left zeros before whole parts, which the next boot took for damage in front of
+  // whole records (WAL-group audit, twenty-fifth session).
+  const partStarts = cutGroup === null ? [] : groupPartStarts(bytes, validBytes, cutGroup.lastSeq - cutGroup.firstSeq + 1);
+  let zeroedFrom = validBytes + tornBytes;
+  for (const start of [damageAt, ...partStarts.reverse()]) {
+    if (start >= zeroedFrom) continue;
+    zeroFill(fs, path, start, zeroedFrom);
+    fs.sync(path);
+    zeroedFrom = start;
+  }
+  assert(zeroedFrom === validBytes, "the cut reaches the end of the valid records");
   return { ...clean, tornBytes, wholeRecordsCut };
 }
