@@ -112,7 +112,7 @@ function mergePlacement(
 }
 
 /**
- * Whether the incoming atoms carry `atom`'s content (presence, value) under its key into
+ * Whether the incoming atoms carry `atom`'s content (presence, value, meta) under its key into
  * `life`. `index` holds the incoming atoms of that life by attribute and key, built on first use.
  */
 function reoriginated(
@@ -131,7 +131,8 @@ function reoriginated(
     }
   }
   const carried = index.byKey.get(name)?.get(atomMapKey(atom.key));
-  return carried !== undefined && carried.present === atom.present && carried.value === atom.value;
+  if (carried === undefined || carried.present !== atom.present || carried.value !== atom.value) return false;
+  return JSON.stringify(carried.meta) === JSON.stringify(atom.meta);
 }
 
 /**

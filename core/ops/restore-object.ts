@@ -126,13 +126,14 @@ function classDeletedHereRefusal(dir: Directory, record: ObjectRecord): Result<n
 }
 
 /**
- * The first lifted record whose name an alive sibling took meanwhile, or null. Each root is
- * judged under its stored parent, and every lifted record under the parent it will show under
- * once the restore is done, when that is not itself lifted: a restored cycle's breaker shows
- * under /LostAndFound, among the orphans shown there (diff review, twenty-fifth session;
- * regressions/restore-beside-shown-orphan-scripted,
- * restore-cycle-beside-lost-and-found-name-scripted). A restore is one local write, and
- * name-in-use is judged among the siblings a client sees, as for create and move.
+ * The first lifted record whose name an alive sibling took meanwhile, or null. Every lifted
+ * record is judged under the parent it will show under once the restore is done
+ * (placement-repair.ts `effectiveParentWith`, the lifted tombstones taken for alive: a
+ * restored cycle's breaker under /LostAndFound, a child under its lifted parent among the
+ * orphans stored there), and a root under its stored parent too. A restore is one local
+ * write, and name-in-use is judged among the siblings a client sees, as for create and move
+ * (diff reviews, twenty-fifth session; regressions/restore-beside-shown-orphan-scripted,
+ * restore-cycle-beside-lost-and-found-name-scripted, restore-name-judged-after-scripted).
  */
 function nameTakenMeanwhile(
   dir: Directory,
@@ -141,15 +142,15 @@ function nameTakenMeanwhile(
 ): ObjectRecord | null {
   const view = new EffectiveView(dir);
   const liftedIds = new Set(lifted.map((r) => r.id));
-  for (const root of roots) {
-    const at = root.placement.parent;
-    if (at !== null && tookNameMeanwhile(view, at, root)) return root;
-  }
   const acyclic = new Set<Guid>();
+  const after = (r: ObjectRecord): Guid | null => effectiveParentWith(dir, r, liftedIds, acyclic);
+  const rootIds = new Set(roots.map((r) => r.id));
   for (const r of lifted) {
-    const shown = effectiveParentWith(dir, r, liftedIds, acyclic);
-    if (shown === null || liftedIds.has(shown) || shown === r.placement.parent) continue;
-    if (tookNameMeanwhile(view, shown, r)) return r;
+    const judged = new Set<Guid>();
+    const shown = after(r);
+    if (shown !== null) judged.add(shown);
+    if (rootIds.has(r.id) && r.placement.parent !== null) judged.add(r.placement.parent);
+    for (const parent of judged) if (tookNameMeanwhile(view, parent, r, after)) return r;
   }
   return null;
 }
@@ -159,15 +160,23 @@ function nameTakenMeanwhile(
  * it claimed the name, or came back alive, at or after the record's delete. A sibling that
  * already held the name alive before (replicas created the two concurrently: a CNF pair) does
  * not block the restore, which gives the pair back as it was; refusing it made deleting either
- * copy of a CNF pair impossible to undo.
+ * copy of a CNF pair impossible to undo. An orphan shown there now that the restore brings
+ * back under its lifted parent is no sibling; another object's CNF display name blocks
+ * whenever it was taken.
  */
-function tookNameMeanwhile(view: EffectiveView, parentId: Guid, record: ObjectRecord): boolean {
+function tookNameMeanwhile(
+  view: EffectiveView,
+  parentId: Guid,
+  record: ObjectRecord,
+  after: (r: ObjectRecord) => Guid | null,
+): boolean {
   const deletedAtMs = record.existence.stamp.atMs;
   for (const sibling of view.holdersOf(parentId, fold(record.placement.name), record.id)) {
+    if (sibling.placement.parent !== parentId && after(sibling) !== parentId) continue;
     const since = Math.max(sibling.placement.stamp.atMs, sibling.existence.stamp.atMs);
     if (since >= deletedAtMs) return true;
   }
-  return false;
+  return view.cnfHolder(parentId, record.placement.name, record.id) !== undefined;
 }
 
 /**

@@ -63,6 +63,20 @@ describe("repair lines", () => {
     expect(lines(n2, "repair")).toEqual([`${b}: cycle broken, shown as /LostAndFound/Bb`]);
   });
 
+  it("name an object stored in /LostAndFound turned CNF by an arriving orphan's earlier claim", () => {
+    const { d, n1, n2 } = pair(7);
+    const p = make(n1, d.root, "Projects", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 1500);
+    const s = make(n2, p, "Stray", "organizationalUnit", t0Ms + 4000);
+    unwrap(n1.delete(p, t0Ms + 4500));
+    const q = make(n1, d.lostAndFound, "Stray", "organizationalUnit", t0Ms + 5000);
+    pull(n2, n1, t0Ms + 6000);
+    expect(lines(n1, "repair")).toEqual([
+      `${s}: orphaned, shown as /LostAndFound/Stray`,
+      `${q}: CNF name, shown as /LostAndFound/Stray CNF:${q}`,
+    ]);
+  });
+
   it("are not written for children that arrive before their parent within one pull cycle", () => {
     const d = freshDomain(4);
     const p = make(d.node, d.root, "Sales", "organizationalUnit", t0Ms + 1000);
@@ -91,6 +105,20 @@ describe("repair lines", () => {
 });
 
 describe("merge-discarded lines", () => {
+  it("are written for a concurrent meta change a replicated restore superseded", () => {
+    const { d, n1, n2 } = pair(11);
+    const u = make(n1, d.root, "Uma", "user", t0Ms + 1000, { sid: ["S-1"] });
+    const g = make(n1, d.root, "Crew", "group", t0Ms + 1000, { sid: ["S-2"], member: [u] });
+    pull(n1, n2, t0Ms + 2000);
+    unwrap(n2.putAttribute(g, "member", [{ value: u, meta: { expiry: ["2027-01-01T00:00:00Z"] } }], t0Ms + 3000));
+    unwrap(n1.delete(g, t0Ms + 3500));
+    unwrap(n1.restore(g, t0Ms + 4000));
+    pull(n1, n2, t0Ms + 5000);
+    expect(lines(n2, "merge-discarded")).toEqual([
+      `${g}: 1 held value atoms of an ended life superseded by a restore (from ${n1.dir.nodeId})`,
+    ]);
+  });
+
   it("are not written for a plain replicated restore, whose values come back whole", () => {
     const { d, n1, n2 } = pair(6);
     const v: Guid = make(n1, d.root, "Vault", "organizationalUnit", t0Ms + 1000, { description: ["a", "b"] });

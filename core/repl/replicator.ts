@@ -19,6 +19,8 @@ export const pullObjectsMaxDefault = 100;
  * the next batch or completes: only a completed pull advances the vector, records the
  * partner's last success, and lifts a rollback quarantine.
  */
+const repairKinds = ["cycle broken", "orphaned", "CNF name"] as const;
+
 export class Replicator {
   private nextRequestId = 1;
   /** Per partner: the pull cycle under way (request id, filter start, batch bound). */
@@ -40,7 +42,7 @@ export class Replicator {
   private readonly refusedJournaled = new Set<Guid>();
   /** Per partner, the last completed pull a `partner-stale` warning was journaled for. */
   private readonly staleJournaled = new Map<Guid, number>();
-  /** Derived repairs journaled this boot, by object and kind. */
+  /** Derived repairs journaled this boot and still in force, by object and kind. */
   private readonly repairsJournaled = new Set<string>();
   /**
    * Per partner, the records the merges of its pull cycle so far may have repaired, judged
@@ -172,7 +174,9 @@ export class Replicator {
     const dir = this.node.dir;
     if (batch.utd !== null) this.checkRollback(batch.utd, nowMs);
     const outcome = applyBatch(dir, batch, nowMs);
-    if (outcome.applied > 0) this.noteRepairCandidates(batch);
+    // Records that change nothing are noted too: a cycle walked again after a restart of this
+    // node sends what the lost boot merged and never judged (diff review).
+    this.noteRepairCandidates(batch);
     this.node.markChanged();
     if (batch.more) {
       // A source that started before the watermark (at zero, or where a forgotten future
@@ -258,7 +262,15 @@ export class Replicator {
       }
       const parent = record.placement.parent;
       if (parent === null) continue;
-      for (const sibling of dir.store.aliveNamed(parent, fold(record.placement.name))) candidates.add(sibling);
+      const folded = fold(record.placement.name);
+      for (const sibling of dir.store.aliveNamed(parent, folded)) candidates.add(sibling);
+      // Shown under /LostAndFound, its siblings there are the repaired arrivals of that name
+      // and the objects stored there by it.
+      for (const suspect of dir.suspectsNamed(folded)) candidates.add(suspect);
+      const lostAndFound = dir.landmarks()?.lostAndFound;
+      if (lostAndFound !== undefined && lostAndFound !== null && lostAndFound !== parent) {
+        for (const stored of dir.store.aliveNamed(lostAndFound, folded)) candidates.add(stored);
+      }
       for (const member of aliveStoredCycle(dir, record) ?? []) candidates.add(member);
     }
   }
@@ -279,11 +291,15 @@ export class Replicator {
       if (record === undefined || record.existence.stage !== "alive") continue;
       const repair = view.placement(record);
       let kind = repair.cycleBroken ? "cycle broken" : repair.orphaned ? "orphaned" : null;
+      if (kind === null && view.of(record).conflicted) kind = "CNF name";
       if (kind === null) {
-        if (!view.of(record).conflicted) continue;
-        kind = "CNF name";
+        // Repaired no more: a later repair of it is a new one (once per repair, not per boot).
+        for (const k of repairKinds) this.repairsJournaled.delete(`${record.id}:${k}:${record.placement.parent}`);
+        continue;
       }
-      const key = `${record.id}:${kind}`;
+      // Once per repair: a rename keeps it, a move to another parent that ends in the same
+      // kind of repair is a new one.
+      const key = `${record.id}:${kind}:${record.placement.parent}`;
       if (this.repairsJournaled.has(key)) continue;
       this.repairsJournaled.add(key);
       dir.journal.add(nowMs, "repair", `${record.id}: ${kind}, shown as ${view.path(record)}`);
