@@ -161,8 +161,9 @@ function nameTakenMeanwhile(
  * already held the name alive before (replicas created the two concurrently: a CNF pair) does
  * not block the restore, which gives the pair back as it was; refusing it made deleting either
  * copy of a CNF pair impossible to undo. An orphan shown there now that the restore brings
- * back under its lifted parent is no sibling; another object's CNF display name blocks
- * whenever it was taken.
+ * back under its lifted parent is no sibling. Another object's CNF display name is not
+ * judged: the deleted record may have vacated it (its rival showed with a " (2)" while both
+ * were alive), and its undo must go through (view-repairs property).
  */
 function tookNameMeanwhile(
   view: EffectiveView,
@@ -176,7 +177,7 @@ function tookNameMeanwhile(
     const since = Math.max(sibling.placement.stamp.atMs, sibling.existence.stamp.atMs);
     if (since >= deletedAtMs) return true;
   }
-  return view.cnfHolder(parentId, record.placement.name, record.id) !== undefined;
+  return false;
 }
 
 /**

@@ -161,13 +161,6 @@ export class EffectiveView {
     return shown !== undefined && shown.id !== except;
   }
 
-  /** The alive object other than `except` shown under `parent` by the CNF display name `name`. */
-  cnfHolder(parent: Guid, name: string, except: Guid | null): ObjectRecord | undefined {
-    if (!fold(name).includes(foldedCnfMarker)) return undefined;
-    const shown = this.child(parent, name);
-    return shown !== undefined && shown.id !== except && this.of(shown).conflicted ? shown : undefined;
-  }
-
   /**
    * The alive objects other than `except` that hold the folded stored name `folded` under
    * `parent`: its stored children of that name, and under /LostAndFound the orphans and broken
