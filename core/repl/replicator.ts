@@ -49,6 +49,8 @@ export class Replicator {
    * when the cycle completes (journalRepairs).
    */
   private readonly repairCandidates = new Map<Guid, Set<Guid>>();
+  /** Partners a pull cycle completed with since this node booted. */
+  private readonly completedThisBoot = new Set<Guid>();
 
   /**
    * Bytes a batch this node answers stops at (limits.batchBytesTarget; the simulator lowers
@@ -174,9 +176,11 @@ export class Replicator {
     const dir = this.node.dir;
     if (batch.utd !== null) this.checkRollback(batch.utd, nowMs);
     const outcome = applyBatch(dir, batch, nowMs);
-    // Records that change nothing are noted too: a cycle walked again after a restart of this
-    // node sends what the lost boot merged and never judged (diff review).
-    this.noteRepairCandidates(batch);
+    // Until this boot completes a cycle with the source, records that change nothing are
+    // noted too: a cycle walked again after a restart of this node sends what the lost boot
+    // merged and never judged (diff review). After that, a batch that changed nothing made no
+    // repair, and most received batches change nothing once replicas keep up.
+    if (outcome.applied > 0 || !this.completedThisBoot.has(batch.from)) this.noteRepairCandidates(batch);
     this.node.markChanged();
     if (batch.more) {
       // A source that started before the watermark (at zero, or where a forgotten future
@@ -201,6 +205,7 @@ export class Replicator {
     this.resumeAt.delete(batch.from);
     this.refusedJournaled.delete(batch.from);
     this.journalRepairs(batch.from, nowMs);
+    this.completedThisBoot.add(batch.from);
     const watermarks = { ...state.watermarks, [batch.from]: mark };
     this.node.replication = {
       ...state,
