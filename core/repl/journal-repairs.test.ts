@@ -33,13 +33,23 @@ function pair(seed: number) {
 
 const lines = (n: DirectoryNode, kind: string) => n.journal().filter((r) => r.kind === kind).map((r) => r.detail);
 
+/**
+ * n1 creates /Projects and n2 pulls it; n2 then creates `name` under it at `childAtMs` while
+ * n1 deletes it at `deleteAtMs`, neither pulling: the child is an orphan once they meet.
+ */
+function concurrentOrphan(s: ReturnType<typeof pair>, name: string, childAtMs: number, deleteAtMs: number) {
+  const p = make(s.n1, s.d.root, "Projects", "organizationalUnit", t0Ms + 1000);
+  pull(s.n1, s.n2, t0Ms + 1500);
+  const child = make(s.n2, p, name, "organizationalUnit", childAtMs);
+  unwrap(s.n1.delete(p, deleteAtMs));
+  return child;
+}
+
 describe("repair lines", () => {
   it("name a held child orphaned by its parent's arriving delete", () => {
-    const { d, n1, n2 } = pair(1);
-    const p = make(n1, d.root, "Projects", "organizationalUnit", t0Ms + 1000);
-    pull(n1, n2, t0Ms + 2000);
-    const c = make(n2, p, "Apollo", "organizationalUnit", t0Ms + 3000);
-    unwrap(n1.delete(p, t0Ms + 3000));
+    const s = pair(1);
+    const { n1, n2 } = s;
+    const c = concurrentOrphan(s, "Apollo", t0Ms + 3000, t0Ms + 3000);
     pull(n1, n2, t0Ms + 4000);
     expect(lines(n2, "repair")).toEqual([`${c}: orphaned, shown as /LostAndFound/Apollo`]);
   });
@@ -64,11 +74,9 @@ describe("repair lines", () => {
   });
 
   it("name an object stored in /LostAndFound turned CNF by an arriving orphan's earlier claim", () => {
-    const { d, n1, n2 } = pair(7);
-    const p = make(n1, d.root, "Projects", "organizationalUnit", t0Ms + 1000);
-    pull(n1, n2, t0Ms + 1500);
-    const s = make(n2, p, "Stray", "organizationalUnit", t0Ms + 4000);
-    unwrap(n1.delete(p, t0Ms + 4500));
+    const pairOf = pair(7);
+    const { d, n1, n2 } = pairOf;
+    const s = concurrentOrphan(pairOf, "Stray", t0Ms + 4000, t0Ms + 4500);
     const q = make(n1, d.lostAndFound, "Stray", "organizationalUnit", t0Ms + 5000);
     pull(n2, n1, t0Ms + 6000);
     expect(lines(n1, "repair")).toEqual([
@@ -90,11 +98,9 @@ describe("repair lines", () => {
   });
 
   it("name an orphan once, however often it is renamed elsewhere", () => {
-    const { d, n1, n2 } = pair(5);
-    const p = make(n1, d.root, "Projects", "organizationalUnit", t0Ms + 1000);
-    pull(n1, n2, t0Ms + 1500);
-    const c = make(n2, p, "Apollo", "organizationalUnit", t0Ms + 2000);
-    unwrap(n1.delete(p, t0Ms + 2000));
+    const s = pair(5);
+    const { n1, n2 } = s;
+    const c = concurrentOrphan(s, "Apollo", t0Ms + 2000, t0Ms + 2000);
     pull(n2, n1, t0Ms + 3000);
     for (let i = 0; i < 3; i++) {
       unwrap(n2.move(c, { name: `Apollo${i}` }, t0Ms + 4000 + i * 1000));
