@@ -14,7 +14,7 @@ import { freshDomain, t0Ms, unwrap, withStoredCycle } from "../../core/testing/n
 import { EffectiveView } from "../../core/view/effective-view";
 import { RoundTracker } from "../scenario/round-tracker";
 import { Ledger } from "./ledger";
-import { durabilityViolations, treeViolations } from "./oracles";
+import { convergenceViolations, durabilityViolations, treeViolations } from "./oracles";
 import { ResurrectionOracle } from "./resurrection-oracle";
 
 /** Writes `record` with a forged existence, as a buggy merge would. */
@@ -264,5 +264,31 @@ describe("the tree oracle", () => {
     node.dir.dropRepairSuspect(b);
     const found = treeViolations("n1", node);
     expect(found.some((v) => v.includes(`${b} is under /LostAndFound but not in its listing`))).toBe(true);
+  });
+});
+
+describe("the convergence oracle", () => {
+  it("names the first differing atom with its raw key's control characters escaped", () => {
+    const a = freshDomain();
+    const b = freshDomain();
+    const nodes = new Map([
+      ["n1", a.node],
+      ["n2", b.node],
+    ]);
+    expect(convergenceViolations(nodes)).toEqual([]);
+    // n2 holds residue under a key with a NUL and a lone surrogate (keys are stored raw).
+    const root = b.node.dir.get(b.root)!;
+    const usn = b.node.dir.allocateUsn();
+    const stamp = { ...root.existence.stamp, localUsn: usn };
+    const atom: ValueAtom = { key: "x\u0000y\ud800", present: false, value: null, meta: null, stamp };
+    const attrs = new Map(root.attrs);
+    attrs.set("description", new Map([[atom.key!, atom]]));
+    b.node.dir.write({ ...root, attrs, usnChanged: usn });
+    const lines = convergenceViolations(nodes);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^atoms of n2 differ from n1: /u);
+    expect(lines[0]).toContain("description{x\\u0000y\\ud800=absent@");
+    // The line is text: no raw control character or lone surrogate reaches a report.
+    expect(lines[0]).not.toMatch(/[\u0000-\u001f\ud800-\udfff]/u);
   });
 });

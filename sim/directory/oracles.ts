@@ -172,11 +172,21 @@ function firstDiff(a: string, b: string, nameA: string, nameB: string): string {
   const y = byId(b);
   for (const [id, line] of x) {
     const other = y.get(id);
-    if (other === undefined) return `only ${nameA} holds ${line}`;
-    if (other !== line) return `${line} vs ${other}`;
+    if (other === undefined) return readable(`only ${nameA} holds ${line}`);
+    if (other !== line) return readable(`${line} vs ${other}`);
   }
-  for (const [id, line] of y) if (!x.has(id)) return `only ${nameB} holds ${line}`;
+  for (const [id, line] of y) if (!x.has(id)) return readable(`only ${nameB} holds ${line}`);
   return "same";
+}
+
+/**
+ * A digest line as a report prints it: value keys are stored raw (a residue floor's key starts
+ * with a lone surrogate, a user's value may hold any control character), and a raw NUL made a
+ * failing seed's report a binary file: control characters and lone surrogates are written as
+ * JSON escapes.
+ */
+function readable(line: string): string {
+  return line.replace(/[\u0000-\u001f\u007f\ud800-\udfff]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
