@@ -128,6 +128,46 @@ describe("npm run sim", () => {
     expect(run.status).toBe(130);
   }, 90_000);
 
+  it("on SIGINT during --shrink prints the smallest failing variant so far, writes it, and exits 130", async () => {
+    // Fails its expectation on every seed whatever the knobs; heavy enough that shrinking
+    // takes many seconds, so the signal lands while variants remain.
+    const file = path.join(scratch, "shrink-interrupted.scn");
+    writeFileSync(
+      file,
+      "scenario always-fails\nchecks the shrinker\nnodes 5\nfaults none\nrate 20\nsafety 240s\ntopology ring\n\n" +
+        "at 1s n1 create / Orion organizationalUnit as @A\nexpect stage @A deleted\n",
+    );
+    const out = path.join(scratch, "shrink-interrupted-out.scn");
+    const child = spawn(tsx, ["sim/cli.ts", "--scenario", file, "--seed", "1", "--shrink", "--out", out], {
+      cwd: root,
+      env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
+    });
+    let text = "";
+    let sent = false;
+    const collect = (chunk: Buffer): void => {
+      text += chunk.toString("utf8");
+      // The first kept variant's progress line: shrinking runs, and a smaller variant exists.
+      if (!sent && /^shrinking always-fails seed 1: \d+ of at most 200 runs, 1 smaller variant kept \(last: nodes 3 \(seed 1\)\)/mu.test(text)) {
+        sent = true;
+        child.kill("SIGINT");
+      }
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    expect(sent).toBe(true);
+    expect(text).toMatch(/^INTERRUPTED shrinking always-fails seed 1 after \d+ runs: the smallest failing variant so far is printed above and written to /mu);
+    expect(text).toMatch(/^FAIL seed=\d+ scenario=always-fails-s\d+ /mu);
+    expect(status).toBe(130);
+    // What was written is a smaller scenario that parses and still fails the same way.
+    const written = readFileSync(out, "utf8");
+    expect(written).toMatch(/^# Shrunk from always-fails seed 1 interrupted after \d+ runs \(nodes 3 \(seed 1\)/mu);
+    expect(written).not.toMatch(/^nodes 5$/mu);
+    const rerun = sim("--scenario", out);
+    expect(rerun.out).toMatch(/^FAIL seed=\d+ scenario=always-fails-s\d+ /mu);
+    expect(rerun.status).toBe(1);
+  }, 120_000);
+
   it("passes SIGTERM on to the simulator process and says it was killed, exit 143", async () => {
     const run = await simSignalled("SIGTERM");
     expect(run.out).toContain("canopy sim: simulator killed by SIGTERM");

@@ -7,9 +7,10 @@
  * (--nodes, --rate, --safety outside --preset; --out without --shrink), a scenario file that
  * cannot be read or parsed. Exit code 1 on any failing seed; 3 with the stack for an error of
  * the simulator itself (a bug to report, not a mistake of the command line); 130 when SIGINT
- * stopped a range between seeds (its summary printed, marked INTERRUPTED); 128+N when the
- * simulator process was killed by signal N (runtime-flags.ts). A range of seeds
- * shows its progress on stderr every 10 s. This file is the only one in sim/ that reads the
+ * stopped a range between seeds (its summary printed, marked INTERRUPTED) or a shrink between
+ * variants (the smallest failing one so far printed); 128+N when the simulator process was
+ * killed by signal N (runtime-flags.ts). A range of seeds shows its progress on stderr every
+ * 10 s, a shrink each variant it keeps. This file is the only one in sim/ that reads the
  * wall clock, and only to print wall milliseconds and progress (performance.now); the
  * simulation never sees it.
  */
@@ -25,7 +26,8 @@ import { runTwice, summarize, summaryLine, timeline, verdictLine } from "./scena
 import type { RunReport } from "./scenario/run-scenario";
 import { runScenario } from "./scenario/run-scenario";
 import type { Scenario, SeedRange } from "./scenario/scenario";
-import { shrink } from "./scenario/shrink";
+import { shrinkSteps, type ShrinkResult } from "./scenario/shrink";
+import { ShrinkProgress } from "./shrink-progress";
 import { presetScenario, swarmScenario } from "./scenario/swarm";
 import { exitUnderSimulatorFlags, hasSimulatorFlags, runShapeOfArgs } from "./runtime-flags";
 import { SeedProgress } from "./seed-progress";
@@ -57,7 +59,8 @@ options:
 
 exit codes: 0 every seed passed; 1 a seed failed; 2 bad command line or scenario file;
 3 an error of the simulator itself (printed with its stack: please report it);
-130 interrupted by SIGINT (a range stops after the running seed and sums up the seeds run);
+130 interrupted by SIGINT (a range stops after the running seed and sums up the seeds run;
+    a shrink stops after the running variant and prints the smallest failing one so far);
 128+N the simulator killed by signal N (said on stderr)`;
 
 /** A mistake of the command line or of a scenario file: exit code 2, the message alone. */
@@ -268,7 +271,7 @@ async function runSwarm(range: SeedRange, args: Args): Promise<boolean> {
   const preset = args.values.get("--preset") ?? null;
   if (preset !== null && !isPresetName(preset)) throw new UsageError(`unknown preset ${preset}`);
   if (args.flags.has("--shrink")) {
-    return shrinkFirstFailing("swarm", range, (seed) => asAsked(swarmScenario(seed, preset as PresetName | null), args), args);
+    return await shrinkFirstFailing("swarm", range, (seed) => asAsked(swarmScenario(seed, preset as PresetName | null), args), args);
   }
   const started = performance.now();
   const reports: RunReport[] = [];
@@ -300,40 +303,74 @@ async function runSwarm(range: SeedRange, args: Args): Promise<boolean> {
 /**
  * `--shrink` over a range: the seeds in turn until one fails, which is shrunk; a range that
  * passes prints that there is nothing to shrink. A swarm seed is its own scenario (`scenarioOf`
- * gives the failing seed's); a file or preset is one scenario on every seed.
+ * gives the failing seed's); a file or preset is one scenario on every seed. Shrinking runs up
+ * to 200 variants: it says on stderr how far it got every 10 s, and SIGINT (even on one seed)
+ * stops it after the running variant with the smallest failing scenario found so far printed
+ * and written, marked INTERRUPTED (exit 130).
  */
-function shrinkFirstFailing(
+async function shrinkFirstFailing(
   label: string,
   range: SeedRange,
   scenarioOf: (seed: number) => Scenario,
   args: Args,
-): boolean {
+): Promise<boolean> {
   const out = args.values.get("--out");
   const single = range.from === range.to;
   const progress = progressOf(label, range);
-  for (let seed = range.from; seed <= range.to; seed++) {
-    const passed = runShrink(scenarioOf(seed), seed, out, single);
-    progress?.note(passed);
-    if (!passed) {
-      progress?.end();
-      return false;
+  return watchingInterrupts(async (between) => {
+    for (let seed = range.from; seed <= range.to; seed++) {
+      const passed = await runShrink(scenarioOf(seed), seed, out, between, single);
+      progress?.note(passed);
+      if (!passed) {
+        progress?.end();
+        return false;
+      }
+      if (await between()) {
+        progress?.end();
+        console.log(`INTERRUPTED after seed ${seed} of ${range.from}..${range.to}: scenario=${label}: no seed failed so far, nothing shrunk`);
+        throw new Interrupted();
+      }
     }
-  }
-  progress?.end();
-  if (!single) console.log(`PASS scenario=${label} seeds=${range.from}..${range.to}: no seed fails, nothing to shrink`);
-  return true;
+    progress?.end();
+    if (!single) console.log(`PASS scenario=${label} seeds=${range.from}..${range.to}: no seed fails, nothing to shrink`);
+    return true;
+  });
 }
 
 /** Shrinks a failing seed and prints the result; false when it failed (`sayPass`: say so when it passes). */
-function runShrink(s: Scenario, seed: number, out: string | undefined, sayPass = true): boolean {
-  const result = shrink(s, seed);
+async function runShrink(
+  s: Scenario,
+  seed: number,
+  out: string | undefined,
+  between: () => Promise<boolean>,
+  sayPass = true,
+): Promise<boolean> {
+  const steps = shrinkSteps(s, seed);
+  const progress = new ShrinkProgress(`shrinking ${s.name} seed ${seed}`, () => performance.now(), process.stderr);
+  let result: ShrinkResult | null = null;
+  let stopped = false;
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) {
+      result = next.value;
+      break;
+    }
+    result = next.value;
+    progress.note(result.attempts, result.steps);
+    if (await between()) {
+      stopped = true;
+      break;
+    }
+  }
+  progress.end();
   if (result === null) {
     if (sayPass) console.log(`PASS seed=${seed} scenario=${s.name}: nothing to shrink`);
     return true;
   }
   const first = result.report.violations[0] ?? "";
+  const how = stopped ? `interrupted after ${result.attempts} runs` : `in ${result.attempts} runs`;
   const about = [
-    `Shrunk from ${s.name} seed ${seed} in ${result.attempts} runs (${result.steps.join("; ") || "no smaller variant"}).`,
+    `Shrunk from ${s.name} seed ${seed} ${how} (${result.steps.join("; ") || "no smaller variant"}).`,
     `Fails with: ${first.slice(0, 200)}`,
     ...s.about,
   ];
@@ -349,6 +386,13 @@ function runShrink(s: Scenario, seed: number, out: string | undefined, sayPass =
   if (out !== undefined) writeFileSync(out, text);
   // The verdict names the shrunk scenario, as a run of the printed file will.
   console.log(verdictLine({ ...result.report, scenario: shrunk.name }, null));
+  if (stopped) {
+    console.log(
+      `INTERRUPTED shrinking ${s.name} seed ${seed} after ${result.attempts} runs: the smallest failing variant so far is printed above` +
+        (out === undefined ? "" : ` and written to ${out}`),
+    );
+    throw new Interrupted();
+  }
   return false;
 }
 
@@ -449,7 +493,7 @@ async function main(argv: readonly string[]): Promise<number> {
   for (const s of scenarios.map((one) => asAsked(one, args))) {
     if (args.flags.has("--print")) console.log(printScenario(s));
     const range = seedRange(seedText, s.seeds ?? { from: 1, to: 1 });
-    const passed = args.flags.has("--shrink") ? shrinkFirstFailing(s.name, range, () => s, args) : await runRange(s, range, args);
+    const passed = args.flags.has("--shrink") ? await shrinkFirstFailing(s.name, range, () => s, args) : await runRange(s, range, args);
     if (!passed) failing.push(s.name);
   }
   // Many files' lines scroll by: one closing line says how the whole run went.

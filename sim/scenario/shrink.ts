@@ -16,6 +16,9 @@ import type { Scenario, Step } from "./scenario";
  * seeds from 1: shrinking searches, it does not bisect. Bounded by `attemptsMax` runs.
  */
 
+/** The runs a shrink makes at most, unless told otherwise. */
+export const shrinkRunsMax = 200;
+
 export interface ShrinkResult {
   readonly scenario: Scenario;
   /** The failing seed of the smallest variant. */
@@ -35,9 +38,27 @@ export function failureKind(r: RunReport): string {
 export function shrink(
   s: Scenario,
   seed: number,
-  attemptsMax = 200,
+  attemptsMax = shrinkRunsMax,
   seedsPerVariant = 6,
 ): ShrinkResult | null {
+  const steps = shrinkSteps(s, seed, attemptsMax, seedsPerVariant);
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+  }
+}
+
+/**
+ * `shrink` one run at a time: yields the smallest failing variant so far after every run
+ * following the first (failing) one, and returns what `shrink` returns. A caller that stops
+ * early (the command line on SIGINT) still holds a failing scenario, smaller or not.
+ */
+export function* shrinkSteps(
+  s: Scenario,
+  seed: number,
+  attemptsMax = shrinkRunsMax,
+  seedsPerVariant = 6,
+): Generator<ShrinkResult, ShrinkResult | null, void> {
   let report = runScenario(s, { seed });
   if (report.pass) return null;
   const kind = failureKind(report);
@@ -45,6 +66,7 @@ export function shrink(
   let failing = seed;
   let attempts = 1;
   const log: string[] = [];
+  const result = (): ShrinkResult => ({ scenario: current, seed: failing, report, attempts, steps: [...log] });
   const seedsFor = (): number[] => [
     failing,
     ...Array.from({ length: seedsPerVariant }, (_, i) => i + 1),
@@ -56,18 +78,20 @@ export function shrink(
         if (attempts >= attemptsMax) break;
         attempts++;
         const r = runScenario(candidate, { seed: tryingSeed });
-        if (r.pass || failureKind(r) !== kind) continue;
-        current = candidate;
-        failing = tryingSeed;
-        report = r;
-        log.push(`${what} (seed ${tryingSeed})`);
-        progress = true;
-        break;
+        if (!r.pass && failureKind(r) === kind) {
+          current = candidate;
+          failing = tryingSeed;
+          report = r;
+          log.push(`${what} (seed ${tryingSeed})`);
+          progress = true;
+        }
+        yield result();
+        if (progress) break;
       }
       if (progress) break;
     }
   }
-  return { scenario: current, seed: failing, report, attempts, steps: log };
+  return result();
 }
 
 interface Candidate {
