@@ -57,6 +57,14 @@ export function mergeRecord(
     existence.value.stage !== "alive" &&
     lifeOf(existence.value) === lifeOf(local.existence);
   const erased = existence.value.stage === "shredded" || hardened;
+  // Value atoms a shred or a hardened tombstone drops on arrival were written where the object
+  // still held values: discarded concurrent input, journaled as such (counted, never shown).
+  if (erased) {
+    let dropped = 0;
+    for (const [, atoms] of delta.attrs) dropped += atoms.length;
+    const why = existence.value.stage === "shredded" ? "the object is shredded" : "its tombstone is hardened";
+    if (dropped > 0) discarded.push(`${delta.id}: ${dropped} value atoms dropped: ${why}`);
+  }
   const attrs = erased
     ? { value: new Map<string, Map<string, ValueAtom>>(), changed: (local?.attrs.size ?? 0) > 0 }
     : mergeAttrs(local?.attrs, delta.attrs, localUsn, discarded, delta.id, lifeOf(existence.value));

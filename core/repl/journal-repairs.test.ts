@@ -125,6 +125,20 @@ describe("merge-discarded lines", () => {
     ]);
   });
 
+  it("count the values a shredded object drops on arrival, written where it still held them", () => {
+    const { d, n1, n2 } = pair(12);
+    const v: Guid = make(n1, d.root, "Vault", "organizationalUnit", t0Ms + 1000, { description: ["a"] });
+    pull(n1, n2, t0Ms + 2000);
+    unwrap(n2.putAttribute(v, "description", [{ value: "b" }, { value: "c" }], t0Ms + 3000));
+    unwrap(n1.delete(v, t0Ms + 3500));
+    unwrap(n1.shred(v, t0Ms + 3600));
+    pull(n2, n1, t0Ms + 5000);
+    expect(unwrap(n1.morgue(t0Ms + 5000)).find((m) => m.id === v)?.stage).toBe("shredded");
+    const dropped = lines(n1, "merge-discarded").filter((l) => l.includes("value atoms dropped"));
+    // b and c, and the residue of a: three atoms, named by count, never by value.
+    expect(dropped).toEqual([`${v}: 3 value atoms dropped: the object is shredded (from ${n2.dir.nodeId})`]);
+  });
+
   it("are not written for a plain replicated restore, whose values come back whole", () => {
     const { d, n1, n2 } = pair(6);
     const v: Guid = make(n1, d.root, "Vault", "organizationalUnit", t0Ms + 1000, { description: ["a", "b"] });
