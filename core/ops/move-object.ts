@@ -9,7 +9,7 @@ import { isRoot, requireObject, requireWritable } from "./gates";
 import { checkSchemaPlacement, inSchemaSubtree } from "./schema-placement";
 import { onStoredChain } from "./stored-chain";
 import { EffectiveView } from "../view/effective-view";
-import { onAliveStoredCycle } from "../view/placement-repair";
+import { aliveStoredCycle, breaksCycleWith } from "../view/placement-repair";
 
 export interface MoveRequest {
   readonly name?: unknown;
@@ -54,18 +54,25 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
   // member keeps it under /LostAndFound, among the siblings shown there. A rename in place of
   // any member of a stored cycle is a placement claim that may make it the cycle's breaker, so
   // /LostAndFound judges it too (diff review, twenty-fifth session).
+  // A rename that makes the cycle's latest claim breaks the cycle at this object: the members
+  // shown in /LostAndFound then show under it and leave their names there (review of the
+  // twenty-fifth session's diff: a rename to the current breaker's name was refused).
   const view = new EffectiveView(dir);
   const inPlace = newParent === record.placement.parent;
   const judged = new Set<Guid>([newParent]);
+  const lostAndFound = dir.landmarks()?.lostAndFound ?? null;
+  let leaving: ReadonlySet<Guid> | undefined;
   if (inPlace) {
     judged.add(view.of(record).effectiveParent ?? newParent);
-    const lostAndFound = dir.landmarks()?.lostAndFound;
-    if (lostAndFound !== undefined && lostAndFound !== null && onAliveStoredCycle(dir, record)) {
+    const cycle = aliveStoredCycle(dir, record);
+    if (lostAndFound !== null && cycle !== null) {
       judged.add(lostAndFound);
+      const claim = dir.stamp(record.placement.stamp, atMs, dir.usn + 1);
+      if (breaksCycleWith(dir, record, claim, cycle)) leaving = new Set(cycle);
     }
   }
   for (const parent of judged) {
-    if (view.nameTaken(parent, name.value, id)) {
+    if (view.nameTaken(parent, name.value, id, parent === lostAndFound ? leaving : undefined)) {
       return refuse("name-in-use", `a sibling named ${name.value} already exists`);
     }
   }

@@ -26,6 +26,7 @@ interface CnfName {
 const cnfMarker = " CNF:";
 const foldedCnfMarker = fold(cnfMarker);
 const depthMax = 100_000;
+const noIds: ReadonlySet<Guid> = new Set();
 
 /**
  * The derived effective view of one node: placement repairs, CNF display names, paths and
@@ -149,16 +150,17 @@ export class EffectiveView {
    * the siblings a client sees: checking stored children alone let a create or move into
    * /LostAndFound, or a rename of an orphan shown there, take the name of an orphan beside it,
    * and a rename to `NAME CNF:<guid>` take another object's path (adversarial-scenario audit,
-   * twenty-fourth session; regressions/shown-sibling-name-in-use-scripted).
+   * twenty-fourth session; regressions/shown-sibling-name-in-use-scripted). Holders in
+   * `leaving` are about to show elsewhere (the members of a cycle a rename makes its breaker).
    */
-  nameTaken(parent: Guid, name: string, except: Guid | null): boolean {
+  nameTaken(parent: Guid, name: string, except: Guid | null, leaving: ReadonlySet<Guid> = noIds): boolean {
     const folded = fold(name);
-    if (this.holdersOf(parent, folded, except).length > 0) return true;
+    if (this.holdersOf(parent, folded, except).some((r) => !leaving.has(r.id))) return true;
     // Only a name holding the marker, in any case (names are caseless), can be another
     // object's CNF display name.
     if (!folded.includes(foldedCnfMarker)) return false;
     const shown = this.child(parent, name);
-    return shown !== undefined && shown.id !== except;
+    return shown !== undefined && shown.id !== except && !leaving.has(shown.id);
   }
 
   /**

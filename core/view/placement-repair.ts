@@ -1,6 +1,7 @@
 import type { Directory } from "../directory";
 import type { Guid } from "../guid";
 import type { ObjectRecord } from "../store/record";
+import type { Stamp } from "../store/stamp";
 
 export interface PlacementRepair {
   /** Where the object shows in the effective tree (null only for the root). */
@@ -139,6 +140,20 @@ export function aliveStoredCycle(dir: Directory, record: ObjectRecord): Guid[] |
     cursor = next.placement.parent;
   }
   return null;
+}
+
+/**
+ * Whether `record`, claiming its placement anew with `stamp` (a rename in place), would be the
+ * latest claim of the stored cycle whose other members are `others`: the cycle's breaker,
+ * shown in /LostAndFound with the others under it.
+ */
+export function breaksCycleWith(dir: Directory, record: ObjectRecord, stamp: Stamp, others: readonly Guid[]): boolean {
+  const members: ObjectRecord[] = [{ ...record, placement: { ...record.placement, stamp } }];
+  for (const id of others) {
+    const member = dir.get(id);
+    if (member !== undefined) members.push(member);
+  }
+  return latestClaim(members) === record.id;
 }
 
 function latestClaim(members: readonly ObjectRecord[]): Guid {
