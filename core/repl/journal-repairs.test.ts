@@ -110,6 +110,77 @@ describe("repair lines", () => {
   });
 });
 
+describe("repair lines (diff review, twenty-sixth session)", () => {
+  it("name a held object in /LostAndFound turned CNF by a child orphaned beside it", () => {
+    const pairOf = pair(21);
+    const { d, n1, n2 } = pairOf;
+    const c = concurrentOrphan(pairOf, "Stray", t0Ms + 5000, t0Ms + 4000);
+    // Stored in /LostAndFound on n2, with a later claim than the orphan-to-be.
+    const q = make(n2, d.lostAndFound, "Stray", "organizationalUnit", t0Ms + 6000);
+    pull(n1, n2, t0Ms + 7000);
+    expect(lines(n2, "repair")).toEqual([
+      `${c}: orphaned, shown as /LostAndFound/Stray`,
+      `${q}: CNF name, shown as /LostAndFound/Stray CNF:${q}`,
+    ]);
+  });
+
+  it("name a held object in /LostAndFound turned CNF by a cycle member broken off beside it", () => {
+    const { d, n1, n2 } = pair(22);
+    const a = make(n1, d.root, "Aa", "organizationalUnit", t0Ms + 1000);
+    const b = make(n1, d.root, "Bb", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 1500);
+    unwrap(n1.move(a, { parent: b }, t0Ms + 2000));
+    unwrap(n2.move(b, { parent: a }, t0Ms + 2500));
+    const q = make(n2, d.lostAndFound, "Bb", "organizationalUnit", t0Ms + 2600);
+    pull(n1, n2, t0Ms + 3000);
+    expect(lines(n2, "repair")).toEqual([
+      `${b}: cycle broken, shown as /LostAndFound/Bb`,
+      `${q}: CNF name, shown as /LostAndFound/Bb CNF:${q}`,
+    ]);
+  });
+
+  it("name a CNF pair that a replicated restore of their parent brings back under it", () => {
+    const { d, n1, n2 } = pair(23);
+    const n3 = DirectoryNode.joining(seededRandom(323));
+    const all = [n1, n2, n3];
+    const syncAll = (now: number): void => {
+      for (const a of all) for (const b of all) if (a !== b) pull(a, b, now);
+    };
+    syncAll(t0Ms);
+    const p = make(n1, d.root, "Projects", "organizationalUnit", t0Ms + 1000);
+    syncAll(t0Ms + 1500);
+    // n2 and n3 each add a Kid under Projects while n1 deletes it: two orphans.
+    unwrap(n1.delete(p, t0Ms + 4000));
+    const c1 = make(n2, p, "Kid", "organizationalUnit", t0Ms + 5000);
+    const c2 = make(n3, p, "Kid", "organizationalUnit", t0Ms + 6000);
+    syncAll(t0Ms + 7000);
+    syncAll(t0Ms + 7000);
+    // The restore brings both back under Projects, where the later claim takes a CNF name.
+    unwrap(n1.restore(p, t0Ms + 8000));
+    pull(n1, n2, t0Ms + 9000);
+    expect(unwrap(n2.object(c2, t0Ms + 9000)).path).toBe(`/Projects/Kid CNF:${c2}`);
+    expect(lines(n2, "repair")).toContain(`${c2}: CNF name, shown as /Projects/Kid CNF:${c2}`);
+    expect(lines(n2, "repair").filter((l) => l.startsWith(`${c1}: CNF`))).toEqual([]);
+  });
+
+  it("name a CNF pair made again under another name after a local rename ended the first", () => {
+    const { d, n1, n2 } = pair(24);
+    make(n1, d.root, "Xa", "organizationalUnit", t0Ms + 1000);
+    const b = make(n2, d.root, "XA", "organizationalUnit", t0Ms + 2000);
+    pull(n1, n2, t0Ms + 2500);
+    expect(lines(n2, "repair")).toEqual([`${b}: CNF name, shown as /XA CNF:${b}`]);
+    // A local rename ends it on n2, where no merge judges b again.
+    unwrap(n2.move(b, { name: "Yb" }, t0Ms + 3000));
+    make(n1, d.root, "Wc", "organizationalUnit", t0Ms + 4000);
+    unwrap(n2.move(b, { name: "WC" }, t0Ms + 5000));
+    pull(n1, n2, t0Ms + 6000);
+    expect(lines(n2, "repair")).toEqual([
+      `${b}: CNF name, shown as /XA CNF:${b}`,
+      `${b}: CNF name, shown as /WC CNF:${b}`,
+    ]);
+  });
+});
+
 describe("merge-discarded lines", () => {
   it("are written for a concurrent meta change a replicated restore superseded", () => {
     const { d, n1, n2 } = pair(11);

@@ -1,5 +1,6 @@
 import type { Guid } from "../guid";
 import type { DirectoryNode } from "../node/directory-node";
+import type { ObjectRecord } from "../store/record";
 import { fold } from "../naming";
 import { EffectiveView } from "../view/effective-view";
 import { aliveStoredCycle } from "../view/placement-repair";
@@ -19,7 +20,6 @@ export const pullObjectsMaxDefault = 100;
  * the next batch or completes: only a completed pull advances the vector, records the
  * partner's last success, and lifts a rollback quarantine.
  */
-const repairKinds = ["cycle broken", "orphaned", "CNF name"] as const;
 
 export class Replicator {
   private nextRequestId = 1;
@@ -42,8 +42,12 @@ export class Replicator {
   private readonly refusedJournaled = new Set<Guid>();
   /** Per partner, the last completed pull a `partner-stale` warning was journaled for. */
   private readonly staleJournaled = new Map<Guid, number>();
-  /** Derived repairs journaled this boot and still in force, by object and kind. */
-  private readonly repairsJournaled = new Set<string>();
+  /**
+   * Derived repairs journaled this boot and still in force: per object, its repairs by kind
+   * and stored parent (and, for a CNF name, the stored name: a CNF pair made again under
+   * another name is a new repair, whether or not this node saw the first one end).
+   */
+  private readonly repairsJournaled = new Map<Guid, Set<string>>();
   /**
    * Per partner, the records the merges of its pull cycle so far may have repaired, judged
    * when the cycle completes (journalRepairs).
@@ -178,9 +182,14 @@ export class Replicator {
     const outcome = applyBatch(dir, batch, nowMs);
     // Until this boot completes a cycle with the source, records that change nothing are
     // noted too: a cycle walked again after a restart of this node sends what the lost boot
-    // merged and never judged (diff review). After that, a batch that changed nothing made no
-    // repair, and most received batches change nothing once replicas keep up.
-    if (outcome.applied > 0 || !this.completedThisBoot.has(batch.from)) this.noteRepairCandidates(batch);
+    // merged and never judged (diff review). So are they while another source's cycle holds
+    // candidates not yet judged: this cycle's completion moves the vector past what it
+    // resends, and should that other cycle die with a crash, nothing resends it after the
+    // restart (diff review, twenty-sixth session). Otherwise a batch that changed nothing made
+    // no repair, and most received batches change nothing once replicas keep up.
+    if (outcome.applied > 0 || !this.completedThisBoot.has(batch.from) || this.judgingPendingBesides(batch.from)) {
+      this.noteRepairCandidates(batch);
+    }
     this.node.markChanged();
     if (batch.more) {
       // A source that started before the watermark (at zero, or where a forgotten future
@@ -261,10 +270,14 @@ export class Replicator {
       const record = dir.get(delta.id);
       if (record === undefined) continue;
       candidates.add(record.id);
-      if (record.existence.stage !== "alive") {
+      // The children of a record that died are orphans now; those of one whose existence
+      // arrived alive (a restore, an arrival above its children) are back under it, beside
+      // each other (a CNF pair made there was journaled nowhere; diff review, twenty-sixth
+      // session).
+      if (record.existence.stage !== "alive" || delta.existence !== null) {
         for (const child of dir.store.childIds(record.id)) candidates.add(child);
-        continue;
       }
+      if (record.existence.stage !== "alive") continue;
       const parent = record.placement.parent;
       if (parent === null) continue;
       const folded = fold(record.placement.name);
@@ -280,6 +293,12 @@ export class Replicator {
     }
   }
 
+  /** Whether a pull cycle with a source other than `from` holds repair candidates not yet judged. */
+  private judgingPendingBesides(from: Guid): boolean {
+    for (const [source, candidates] of this.repairCandidates) if (source !== from && candidates.size > 0) return true;
+    return false;
+  }
+
   /**
    * Journals the derived repairs a completed cycle left on its candidates, once per object and
    * kind per boot (the placement repair first: an orphan or cycle member needs no CNF check,
@@ -291,23 +310,42 @@ export class Replicator {
     this.repairCandidates.delete(from);
     const dir = this.node.dir;
     const view = new EffectiveView(dir);
-    for (const id of candidates) {
-      const record = dir.get(id);
-      if (record === undefined || record.existence.stage !== "alive") continue;
+    const lostAndFound = dir.landmarks()?.lostAndFound ?? null;
+    // A candidate shown in /LostAndFound may make a CNF of a same-named object there that
+    // no merge touched: judged as well, after the candidates (diff review, twenty-sixth
+    // session: an orphan or a broken cycle's member turned a held object there into a CNF).
+    const rivals = new Set<Guid>();
+    const judge = (record: ObjectRecord): void => {
       const repair = view.placement(record);
       let kind = repair.cycleBroken ? "cycle broken" : repair.orphaned ? "orphaned" : null;
+      if (kind !== null && lostAndFound !== null) {
+        for (const r of view.holdersOf(lostAndFound, fold(record.placement.name), record.id)) {
+          if (!candidates.has(r.id)) rivals.add(r.id);
+        }
+      }
       if (kind === null && view.of(record).conflicted) kind = "CNF name";
       if (kind === null) {
         // Repaired no more: a later repair of it is a new one (once per repair, not per boot).
-        for (const k of repairKinds) this.repairsJournaled.delete(`${record.id}:${k}:${record.placement.parent}`);
-        continue;
+        this.repairsJournaled.delete(record.id);
+        return;
       }
-      // Once per repair: a rename keeps it, a move to another parent that ends in the same
-      // kind of repair is a new one.
-      const key = `${record.id}:${kind}:${record.placement.parent}`;
-      if (this.repairsJournaled.has(key)) continue;
-      this.repairsJournaled.add(key);
+      // Once per repair: a rename keeps an orphan's or a broken cycle's, not a CNF name's; a
+      // move to another parent that ends in the same kind of repair is a new one.
+      const what =
+        kind === "CNF name"
+          ? `${kind}:${record.placement.parent}:${fold(record.placement.name)}`
+          : `${kind}:${record.placement.parent}`;
+      let journaled = this.repairsJournaled.get(record.id);
+      if (journaled?.has(what) === true) return;
+      if (journaled === undefined) this.repairsJournaled.set(record.id, (journaled = new Set()));
+      journaled.add(what);
       dir.journal.add(nowMs, "repair", `${record.id}: ${kind}, shown as ${view.path(record)}`);
+    };
+    for (const ids of [candidates, rivals]) {
+      for (const id of ids) {
+        const record = dir.get(id);
+        if (record !== undefined && record.existence.stage === "alive") judge(record);
+      }
     }
   }
 
