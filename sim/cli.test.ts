@@ -128,6 +128,40 @@ describe("npm run sim", () => {
     expect(run.status).toBe(130);
   }, 90_000);
 
+  it("on a second SIGINT stops at once, inside a long seed, and exits 130", async () => {
+    // Seeds of several seconds each: the first SIGINT would wait for the running one. Each
+    // fails its expectation, so that its verdict line shows when it ends.
+    const file = path.join(scratch, "long-seeds.scn");
+    writeFileSync(
+      file,
+      "scenario long-seeds\nchecks none\nnodes 5\nfaults none\nrate 20\nsafety 120s\n\n" +
+        "at 1s n1 create / Orion organizationalUnit as @A\nexpect stage @A deleted\n",
+    );
+    const child = spawn(tsx, ["sim/cli.ts", "--scenario", file, "--seeds", "1..50"], {
+      cwd: root,
+      env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
+    });
+    let text = "";
+    let sent = false;
+    const collect = (chunk: Buffer): void => {
+      text += chunk.toString("utf8");
+      // Seed 2 has just started when seed 1's verdict is printed.
+      if (!sent && /^FAIL seed=1 /mu.test(text)) {
+        sent = true;
+        child.kill("SIGINT");
+        setTimeout(() => child.kill("SIGINT"), 300);
+      }
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    expect(sent).toBe(true);
+    expect(text).toContain("canopy sim: interrupted again: simulator stopped at once, the running seed unfinished");
+    // Seed 2 never finished: no verdict and no summary of it.
+    expect(text).not.toMatch(/seed=2 |after seed 2/u);
+    expect(status).toBe(130);
+  }, 120_000);
+
   it("on SIGINT during --shrink prints the smallest failing variant so far, writes it, and exits 130", async () => {
     // Fails its expectation on every seed whatever the knobs; heavy enough that shrinking
     // takes many seconds, so the signal lands while variants remain.

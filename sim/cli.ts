@@ -60,7 +60,8 @@ options:
 exit codes: 0 every seed passed; 1 a seed failed; 2 bad command line or scenario file;
 3 an error of the simulator itself (printed with its stack: please report it);
 130 interrupted by SIGINT (a range stops after the running seed and sums up the seeds run;
-    a shrink stops after the running variant and prints the smallest failing one so far);
+    a shrink stops after the running variant and prints the smallest failing one so far;
+    a second SIGINT stops at once);
 128+N the simulator killed by signal N (said on stderr)`;
 
 /** A mistake of the command line or of a scenario file: exit code 2, the message alone. */

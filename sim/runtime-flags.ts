@@ -82,6 +82,8 @@ const forwardedSignals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
  * `${name}: simulator killed by SIGxxx`, and this process exits 128 + the signal's number (as a
  * shell reports it), not 1 (a failed seed). Under tsx the child handles SIGTERM in JavaScript
  * and exits 128 + 15 itself: after a forwarded SIGTERM or SIGHUP that code is said the same way.
+ * A second SIGINT kills the child (SIGKILL: it acts on the first only between seeds), says so,
+ * and exits 130.
  */
 export function exitUnderSimulatorFlags(shape: RunShape, name: string): void {
   const child = spawn(process.execPath, reRunArgs(shape, []), {
@@ -89,8 +91,16 @@ export function exitUnderSimulatorFlags(shape: RunShape, name: string): void {
     env: { ...process.env, [marker]: shape },
   });
   let forwarded: NodeJS.Signals | null = null;
+  let interrupts = 0;
   const forward = (signal: NodeJS.Signals): void => {
     forwarded = signal;
+    // The child acts on SIGINT between seeds (or shrink variants) only: its seeds run
+    // synchronously, so a long seed holds it. A second SIGINT stops it at once.
+    if (signal === "SIGINT" && ++interrupts >= 2) {
+      process.stderr.write(`${name}: interrupted again: simulator stopped at once, the running seed unfinished\n`);
+      child.kill("SIGKILL");
+      return;
+    }
     child.kill(signal);
   };
   for (const signal of forwardedSignals) process.on(signal, forward);
@@ -104,6 +114,7 @@ export function exitUnderSimulatorFlags(shape: RunShape, name: string): void {
     process.exit(3);
   });
   child.on("exit", (code, signal) => {
+    if (interrupts >= 2 && signal === "SIGKILL") process.exit(130);
     const byForwarded =
       forwarded !== null && forwarded !== "SIGINT" && code === 128 + constants.signals[forwarded] ? forwarded : null;
     const killedBy = signal ?? byForwarded;
