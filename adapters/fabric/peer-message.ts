@@ -159,6 +159,13 @@ const Vector = t.refinement(
 const Version = t.literal(wireVersion);
 
 const Hint = exact("hint", { v: Version, t: t.literal("hint"), f: Guid });
+const Refusal = exact("refused", {
+  v: Version,
+  t: t.literal("refused"),
+  r: Count,
+  f: Guid,
+  y: t.refinement(t.string, (s) => s.length <= 4096, "reason of at most 4,096 characters"),
+});
 const Pull = exact("pull", {
   v: Version,
   t: t.literal("pull"),
@@ -190,7 +197,12 @@ const Batch = t.refinement(
 );
 
 /** By message type, so that a failure is reported against the type the peer meant. */
-const byType: Readonly<Record<string, t.Decoder<unknown, WireMessage>>> = { hint: Hint, pull: Pull, batch: Batch };
+const byType: Readonly<Record<string, t.Decoder<unknown, WireMessage>>> = {
+  hint: Hint,
+  pull: Pull,
+  batch: Batch,
+  refused: Refusal,
+};
 
 /** Decodes a peer's bytes; see the file comment for what is checked. */
 export function decodePeerMessage(bytes: Uint8Array, maxBytes = maxPeerMessageBytes): PeerMessage {

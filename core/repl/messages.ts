@@ -100,10 +100,23 @@ export interface PullBatch {
   readonly utd: TravellingVector | null;
 }
 
+/**
+ * A source's refusal to answer a pull: the pair is apart longer than maxTimeApart by the
+ * source's own reckoning (its last completed pull from the destination, or, never having
+ * pulled from it, from anyone). The destination ends the cycle without completing it.
+ */
+export interface PullRefusal {
+  readonly type: "refused";
+  readonly requestId: number;
+  /** The source (the node refusing). */
+  readonly from: Guid;
+  readonly reason: string;
+}
+
 /** A change hint: "I have news", so partners pull soon after a write. */
 export interface ChangeHint {
   readonly type: "hint";
   readonly from: Guid;
 }
 
-export type ReplicationMessage = PullRequest | PullBatch | ChangeHint;
+export type ReplicationMessage = PullRequest | PullBatch | PullRefusal | ChangeHint;

@@ -23,7 +23,7 @@ import { assert } from "../assert";
 import type { Guid } from "../guid";
 import type { DirectoryNode } from "../node/directory-node";
 import { answerWaitMs, smoothRoundTrip } from "./answer-wait";
-import type { PullBatch, PullRequest, ReplicationMessage } from "./messages";
+import type { PullBatch, PullRefusal, PullRequest, ReplicationMessage } from "./messages";
 
 /** Replication timing (ms of the node's mono clock) and the batch size a node asks for. */
 export interface ReplicationTiming {
@@ -81,7 +81,7 @@ export interface ScheduleShell {
 export interface ScheduleEvents {
   cycleStarted?(partner: string): void;
   cycleCompleted?(partner: string): void;
-  /** The node refused to pull from `partner` (apart longer than maxTimeApart). */
+  /** The node refused to pull from `partner`, or `partner` refused to answer (apart longer than maxTimeApart). */
   pullRefused?(partner: string): void;
 }
 
@@ -152,6 +152,8 @@ export class PullSchedule {
         return this.onPull(from, msg);
       case "batch":
         return this.onBatch(from, msg);
+      case "refused":
+        return this.onRefused(from, msg);
       case "hint":
         return this.armPull(from, this.timing.hintDelayMs, true);
     }
@@ -163,7 +165,7 @@ export class PullSchedule {
   }
 
   private onPull(from: string, msg: PullRequest): void {
-    const batch = this.node.replicator.answer(msg, this.shell.wallMs());
+    const batch = this.node.replicator.respond(msg, this.shell.wallMs());
     this.shell.persist();
     this.shell.afterReceive?.();
     this.shell.send(from, batch);
@@ -190,6 +192,17 @@ export class PullSchedule {
     assert(!replicator.isPulling(msg.from), "an answer with no next request completed its cycle");
     this.shell.trace("pull-done", `${from} usn=${this.node.dir.usn}`);
     this.events.cycleCompleted?.(from);
+  }
+
+  /** A source refused the pull: the cycle ends uncompleted; the next pull is due as usual. */
+  private onRefused(from: string, msg: PullRefusal): void {
+    const replicator = this.node.replicator;
+    if (!replicator.answersInFlight(msg)) return this.shell.trace("stale-refusal", from);
+    replicator.refusedBy(msg, this.shell.wallMs());
+    this.shell.persist();
+    this.shell.cancelTimer(answerTimer + from);
+    this.shell.trace("pull-refused", `${from} by source`);
+    this.events.pullRefused?.(from);
   }
 
   /** How long a request to `partner` waits for its answer (answer-wait.ts). */

@@ -7,7 +7,7 @@ import { aliveStoredCycle } from "../view/placement-repair";
 import { applyBatch } from "./apply-batch";
 import { enumerateChanges } from "./enumerate-changes";
 import { limits } from "../limits";
-import type { PullBatch, PullRequest, Watermark } from "./messages";
+import type { PullBatch, PullRefusal, PullRequest, Watermark } from "./messages";
 import { recordEvidence, remintInvocation, rollbackEvidence } from "./rollback";
 import { mergeVectors, ownVector } from "./vectors";
 import { boundVector, completedWatermark } from "./vector-bound";
@@ -40,6 +40,9 @@ export class Replicator {
    */
   private readonly resumeAt = new Map<Guid, Watermark>();
   private readonly refusedJournaled = new Set<Guid>();
+  /** Partners this node refused an answer, and sources that refused this node one, this boot. */
+  private readonly answersRefusedJournaled = new Set<Guid>();
+  private readonly refusedBySourceJournaled = new Set<Guid>();
   /** Per partner, the last completed pull a `partner-stale` warning was journaled for. */
   private readonly staleJournaled = new Map<Guid, number>();
   /**
@@ -151,7 +154,7 @@ export class Replicator {
   }
 
   /** Whether `batch` answers the request in flight to its source (else receive ignores it). */
-  answersInFlight(batch: PullBatch): boolean {
+  answersInFlight(batch: PullBatch | PullRefusal): boolean {
     return this.inFlight.get(batch.from)?.requestId === batch.requestId;
   }
 
@@ -160,7 +163,30 @@ export class Replicator {
     this.inFlight.delete(partner);
   }
 
-  /** The source side. A vector showing this node's own future reveals a rollback. */
+  /**
+   * The source side. A vector showing this node's own future reveals a rollback. A partner
+   * this node would refuse to pull from is refused an answer too: the pair is apart longer
+   * than maxTimeApart on both sides. Judged on the destination alone, a source whose own
+   * state was that old (restored to such an image, its pulls stalled, or its partner's
+   * horizon lowered) kept serving partners that had pulled from it lately, and a restore made
+   * on it brought back objects they had purged, shredded values included (tombstone audit,
+   * twenty-sixth session).
+   */
+  respond(req: PullRequest, nowMs: number): PullBatch | PullRefusal {
+    this.checkRollback(req.utd, nowMs);
+    const { purgeAfterMs } = this.node.dir.replicationConfig();
+    const last = this.node.replication.watermarks[req.from]?.lastSuccessMs ?? null;
+    const refusal = this.refusalOf(req.from, last, nowMs, purgeAfterMs);
+    if (refusal === null) return this.answer(req, nowMs);
+    if (!this.answersRefusedJournaled.has(req.from)) {
+      this.answersRefusedJournaled.add(req.from);
+      this.node.dir.journal.add(nowMs, "pull-refused", `answer refused: ${refusal}`);
+      this.node.markChanged();
+    }
+    return { type: "refused", requestId: req.requestId, from: this.node.dir.nodeId, reason: refusal };
+  }
+
+  /** The batch answering `req`, whoever asks (`respond` refuses a partner apart too long first). */
   answer(req: PullRequest, nowMs: number): PullBatch {
     this.checkRollback(req.utd, nowMs);
     const state = this.node.replication;
@@ -171,6 +197,21 @@ export class Replicator {
       state.retired,
       this.batchBytesTarget,
     );
+  }
+
+  /**
+   * The destination side of a source's refusal: the cycle ends without completing (watermark
+   * and vector stay), journaled once per source and boot; the next pull asks again.
+   */
+  refusedBy(refusal: PullRefusal, nowMs: number): void {
+    const cycle = this.inFlight.get(refusal.from);
+    if (cycle === undefined || cycle.requestId !== refusal.requestId) return;
+    this.inFlight.delete(refusal.from);
+    this.resumeAt.delete(refusal.from);
+    if (this.refusedBySourceJournaled.has(refusal.from)) return;
+    this.refusedBySourceJournaled.add(refusal.from);
+    this.node.dir.journal.add(nowMs, "pull-refused", `refused by source ${refusal.from}: ${refusal.reason}`);
+    this.node.markChanged();
   }
 
   /** The destination side: merge, then the next request or completion (null). */

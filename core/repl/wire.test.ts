@@ -39,6 +39,7 @@ function deltaReading(d: ObjectDelta): unknown {
 function reading(m: ReplicationMessage): unknown {
   switch (m.type) {
     case "hint":
+    case "refused":
       return m;
     case "pull":
       return { ...m, utd: vectorReading(m.utd) };

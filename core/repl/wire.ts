@@ -56,6 +56,16 @@ export interface WireHint {
   f: string;
 }
 
+export interface WireRefusal {
+  v: 1;
+  t: "refused";
+  r: number;
+  /** sender (the source refusing) */
+  f: string;
+  /** why */
+  y: string;
+}
+
 /** An object a batch stopped inside: its source USN, and where its next part begins (attribute, key prefix). */
 export type WireCursor = [number, string, string];
 
@@ -93,7 +103,7 @@ export interface WireBatch {
   p?: WireCursor;
 }
 
-export type WireMessage = WireHint | WirePull | WireBatch;
+export type WireMessage = WireHint | WirePull | WireBatch | WireRefusal;
 
 /** The message as text (UTF-8 on a real link). */
 export function encodeMessage(msg: ReplicationMessage): string {
@@ -109,6 +119,8 @@ export function toWire(msg: ReplicationMessage): WireMessage {
   switch (msg.type) {
     case "hint":
       return { v: wireVersion, t: "hint", f: msg.from };
+    case "refused":
+      return { v: wireVersion, t: "refused", r: msg.requestId, f: msg.from, y: msg.reason };
     case "pull": {
       const w = msg.watermark;
       return {
@@ -148,6 +160,8 @@ export function fromWire(w: WireMessage): ReplicationMessage {
   switch (w.t) {
     case "hint":
       return { type: "hint", from: w.f };
+    case "refused":
+      return { type: "refused", requestId: w.r, from: w.f, reason: w.y };
     case "pull":
       return {
         type: "pull",

@@ -142,5 +142,7 @@ function describe(msg: ReplicationMessage): string {
       return `batch#${msg.requestId} n=${msg.deltas.length} high=${msg.highUsn}${msg.more ? " more" : ""}${inside(msg.within)}`;
     case "hint":
       return "hint";
+    case "refused":
+      return `refused#${msg.requestId}`;
   }
 }

@@ -160,5 +160,11 @@ export const messageArb: fc.Arbitrary<ReplicationMessage> = fc.oneof(
   pullArb,
   batchArb,
   fc.record({ type: fc.constant("hint" as const), from: guidArb }),
+  fc.record({
+    type: fc.constant("refused" as const),
+    requestId: fc.nat(),
+    from: guidArb,
+    reason: fc.string({ unit: "grapheme", maxLength: 200 }),
+  }),
 );
 
