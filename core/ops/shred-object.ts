@@ -23,8 +23,8 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   const found = requireObject(dir, id);
   if (!found.ok) return found;
   const { purgeAfterMs } = dir.replicationConfig();
-  if (!shreddable(dir, found.value, atMs, purgeAfterMs)) {
-    return refuse("already-deleted", `object ${id} is already shredded (or aged past its restore window)`);
+  if (!shreddable(found.value, atMs, purgeAfterMs)) {
+    return refuse("already-deleted", `object ${id} is already shredded (or past the purge horizon)`);
   }
   // A shred validates nothing against the class: an object whose class this node holds
   // deleted is erased (it answered ghost-object, whose sync never comes, and its values stayed
@@ -35,31 +35,37 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   }
   const guarded = guardRemoval(dir, id);
   if (!guarded.ok) return guarded;
-  // Records already effectively shredded (hardened, or aged past the restore window) are left
-  // alone (see shreddable) once their delete is older than half the purge horizon: re-stamping them would
-  // resurrect, on partners that purged them, a record they refuse (a partner's clock may run
-  // ahead: scenarios/regressions/shred-restamps-purged-tombstone.scn). Younger ones are
-  // stamped shredded: a restore made elsewhere inside their window (at most half the horizon)
-  // may be on its way, and an unstamped member came back alive with its values under the
-  // shredded parent (regressions/subtree-shred-covers-aged-member-scripted).
-  const doomed = shownSubtree(dir, id).filter((r) => shreddable(dir, r, atMs, purgeAfterMs));
+  // Records already effectively shredded (hardened, or aged past the restore window) are
+  // stamped shredded too: a restore made elsewhere inside their window may be on its way
+  // (it travels as long as the pair is not refused, up to the purge horizon), and an unstamped
+  // member came back alive with its values under the shredded parent
+  // (regressions/subtree-shred-covers-aged-member-scripted; cut at half the horizon, a restore
+  // made at its window's end met a shred just past it: tombstone audit, twenty-sixth session,
+  // regressions/subtree-shred-covers-window-edge-restore-scripted). Shredded absorbs whatever
+  // the stamp, so they keep their delete's time: a fresh one put off their purge by a whole
+  // horizon while partners whose clocks run ahead had purged them, and the nodes differed
+  // that long (regressions/shred-restamps-purged-tombstone.scn). Records past the horizon
+  // are left to GC (partners may have purged them).
+  const doomed = shownSubtree(dir, id).filter((r) => shreddable(r, atMs, purgeAfterMs));
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
   for (const record of doomed) {
     const deleteRoot = record.existence.deleteRoot ?? id;
-    writeStage(dir, record, { stage: "shredded", deleteRoot, atMs, attrs: () => new Map() });
+    const aged = effectiveStage(dir, record, atMs) === "shredded";
+    const at = aged ? record.existence.stamp.atMs : atMs;
+    writeStage(dir, record, { stage: "shredded", deleteRoot, atMs: at, attrs: () => new Map() });
   }
   dir.refreshSchema();
   return ok(doomed.length);
 }
 
 /**
- * Alive, deleted within the window, or deleted and aged past it less than half the purge
- * horizon ago: a restore made on another node inside the window may be on its way, and the
- * shred's stamp must beat it (the object itself too: a shred of a just-aged object was refused
- * `already-deleted`, and the restore then brought its values back; review of the day's fixes).
+ * Alive, or deleted no longer ago than the purge horizon, aged or not: a restore made on
+ * another node inside the window may be on its way, and the shred must absorb it (the object
+ * itself too: a shred of an aged object was refused `already-deleted`, and the restore then
+ * brought its values back; review of the day's fixes, tombstone audit).
  */
-function shreddable(dir: Directory, record: ObjectRecord, atMs: number, purgeAfterMs: number): boolean {
-  if (effectiveStage(dir, record, atMs) !== "shredded") return true;
-  return record.existence.stage === "deleted" && atMs - record.existence.stamp.atMs <= purgeAfterMs / 2;
+function shreddable(record: ObjectRecord, atMs: number, purgeAfterMs: number): boolean {
+  if (record.existence.stage === "alive") return true;
+  return record.existence.stage === "deleted" && atMs - record.existence.stamp.atMs <= purgeAfterMs;
 }
