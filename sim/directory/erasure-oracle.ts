@@ -15,19 +15,24 @@ import { decodeUtf8Range } from "../../core/wal/utf8-range";
  * whose debt is paid, no valid record of any log or snapshot file holds a version with value
  * atoms of an object the node holds shredded or hardened: a node that never raised the debt
  * it owed fails here. The files are read as a boot reads them (valid records only: a torn
- * tail is zeroed at the next boot, before anything is written). Purged records are not
- * judged: the directory no longer names them (their values were erased when they hardened,
- * judged while they were still held).
+ * tail is zeroed at the next boot, before anything is written). Records the node purged
+ * (`purged`, from the run's memory: the directory no longer names them) are judged too while
+ * it holds them no more: a tombstone can be purged without ever hardening (GC first running
+ * past the horizon), and then only the purge's own erasure clears its values from the files
+ * (tombstone audit, twenty-sixth session: the oracle skipped them, so losing that erasure
+ * passed).
  */
 export function erasureViolations(
   simId: string,
   node: DirectoryNode,
   fs: FileSystem,
   erasure: { readonly debt: number; readonly armed: boolean },
+  purged: ReadonlySet<string> = new Set(),
 ): string[] {
   const out: string[] = [];
   const keys = new Set<string>();
   for (const r of node.dir.store.all()) if (valuesErased(r)) keys.add(`o/${r.id}`);
+  for (const id of purged) if (node.dir.get(id) === undefined) keys.add(`o/${id}`);
   if (erasure.debt > 0) {
     if (!erasure.armed) out.push(`${simId}: owes erasure debt ${erasure.debt} with no rotation armed to pay it`);
     return out;

@@ -82,6 +82,11 @@ export class ResurrectionOracle {
     }
   }
 
+  /** The objects this node's GC purged (since its last rollback, those before the image too). */
+  purgedBy(simId: string): ReadonlySet<Guid> {
+    return this.memory.get(simId)?.purged ?? new Set();
+  }
+
   wasPurged(simId: string, id: Guid): boolean {
     return this.memory.get(simId)?.purged.has(id) ?? false;
   }

@@ -108,7 +108,10 @@ export function finalViolations(
   const erasure: string[] = [];
   for (const [simId, node] of all) {
     const state = run.dw.hosts.get(simId)?.erasure ?? null;
-    if (state !== null) erasure.push(...erasureViolations(simId, node, run.dw.world.node(simId).fs, state));
+    if (state !== null) {
+      const fs = run.dw.world.node(simId).fs;
+      erasure.push(...erasureViolations(simId, node, fs, state, run.oracle.purgedBy(simId)));
+    }
   }
   add("erasure", erasure);
   // One node every fourth seed, chosen by the seed: restarting all five nodes of every run
