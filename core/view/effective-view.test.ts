@@ -235,3 +235,20 @@ describe("broken cycles", () => {
     expect(unwrap(d.node.children(d.lostAndFound))).toEqual([]);
   });
 });
+
+describe("tombstone paths", () => {
+  it("show a tombstone whose stored ancestor GC purged under /LostAndFound, not at the root", () => {
+    const d = freshDomain();
+    const p = make(d.node, d.root, "Papa", "organizationalUnit", t0Ms + secondMs);
+    const c = make(d.node, p, "Child", "organizationalUnit", t0Ms + secondMs);
+    make(d.node, d.root, "Child", "organizationalUnit", t0Ms + secondMs);
+    unwrap(d.node.delete(p, t0Ms + 2 * secondMs));
+    expect(unwrap(d.node.object(c, t0Ms + 3 * secondMs)).path).toBe("/Papa/Child");
+    // The parent's tombstone purged before the child's (a child deleted or shredded after it).
+    d.node.dir.purge(p);
+    const payload = unwrap(d.node.object(c, t0Ms + 3 * secondMs));
+    // Read as if it reached the root, it took the alive /Child's path.
+    expect(payload.path).toBe("/LostAndFound/Child");
+    expect(unwrap(d.node.morgue(t0Ms + 3 * secondMs)).find((m) => m.id === c)?.lastPath).toBe("/LostAndFound/Child");
+  });
+});

@@ -100,7 +100,12 @@ export class EffectiveView {
     return has;
   }
 
-  /** Effective ancestors root-first, ending with `record` itself (the root excluded). */
+  /**
+   * Effective ancestors root-first, ending with `record` itself (the root excluded). A
+   * tombstone's chain runs through its stored ancestors; one that meets an ancestor GC purged
+   * is shown under /LostAndFound, where orphans show: read as if it reached the root, it took
+   * an unrelated alive object's path (tombstone audit, twenty-sixth session).
+   */
   chain(record: ObjectRecord): ObjectRecord[] {
     const out: ObjectRecord[] = [];
     let cursor: ObjectRecord | undefined = record;
@@ -109,6 +114,11 @@ export class EffectiveView {
       if (parent === null) break;
       out.push(cursor);
       cursor = this.dir.get(parent);
+      if (cursor === undefined) {
+        const lostAndFound = this.dir.landmarks()?.lostAndFound;
+        const home = lostAndFound === undefined || lostAndFound === null ? undefined : this.dir.get(lostAndFound);
+        if (home !== undefined && home.id !== parent && !out.includes(home)) out.push(home);
+      }
     }
     return out.reverse();
   }

@@ -33,18 +33,24 @@ export function morgueSize(dir: Directory): number {
 
 /**
  * The stored path at deletion: stored names up the stored parents. A stored cycle (left by
- * concurrent moves) ends the walk at its first repeat instead of spelling the loop out.
+ * concurrent moves) ends the walk at its first repeat instead of spelling the loop out. An
+ * ancestor GC purged ends it under /LostAndFound, as the view shows it (read as the root, it
+ * named an unrelated alive object's path; tombstone audit, twenty-sixth session).
  */
 function lastPath(dir: Directory, record: ObjectRecord): string {
   const names: string[] = [];
-  const rootId = dir.landmarks()?.root ?? null;
+  const landmarks = dir.landmarks();
+  const rootId = landmarks?.root ?? null;
   const seen = new Set<string>();
   let cursor: ObjectRecord | undefined = record;
   for (let depth = 0; cursor !== undefined && depth < 100_000; depth++) {
     if (cursor.id === rootId || cursor.placement.parent === null || seen.has(cursor.id)) break;
     seen.add(cursor.id);
     names.push(cursor.placement.name);
-    cursor = dir.get(cursor.placement.parent);
+    const parent: string = cursor.placement.parent;
+    cursor = dir.get(parent);
+    const home = cursor === undefined && landmarks?.lostAndFound ? dir.get(landmarks.lostAndFound) : undefined;
+    if (home !== undefined && home.id !== parent) names.push(home.placement.name);
   }
   return joinPath(names.reverse());
 }
