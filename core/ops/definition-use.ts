@@ -38,15 +38,20 @@ export function checkDefinitionsRemovable(
   return checkExtensionValues(dir, defs);
 }
 
+/**
+ * The live objects using `def`. A definition waiting in quarantine is used too: its instances
+ * are ghosts here, alive all the same, and values stay under its name (a quarantined class
+ * with a live instance was deleted, and its creator could never write the instance again;
+ * rollback and schema audit, twenty-sixth session).
+ */
 function objectUsers(dir: Directory, def: ObjectRecord, removing: ReadonlySet<Guid>): string[] {
   const out: string[] = [];
   const className = def.existence.className;
-  const compiledName =
+  // Values are held under the attribute's name, compiled or waiting; instances by class id.
+  const attributeName =
     className === "attributeDefinition"
-      ? dir.schema.attributeById(def.id)?.name
-      : className === "classDefinition"
-        ? dir.schema.classById(def.id)?.name
-        : undefined;
+      ? (dir.schema.attributeById(def.id)?.name ?? dir.schema.quarantined.find((q) => q.id === def.id)?.name)
+      : undefined;
   if (className === "facetDefinition") {
     for (const ref of dir.store.referencedBy(def.id)) {
       const source = dir.get(ref.source);
@@ -58,13 +63,13 @@ function objectUsers(dir: Directory, def: ObjectRecord, removing: ReadonlySet<Gu
     }
     return out;
   }
-  if (compiledName === undefined) return out;
+  if (className !== "classDefinition" && attributeName === undefined) return out;
   for (const record of dir.store.all()) {
     if (record.existence.stage !== "alive" || removing.has(record.id)) continue;
     const uses =
-      className === "classDefinition"
+      attributeName === undefined
         ? record.existence.classId === def.id
-        : presentValues(record, compiledName).length > 0;
+        : presentValues(record, attributeName).length > 0;
     if (uses) out.push(`object ${record.placement.name} (${record.id})`);
     if (out.length >= blockersShownMax) break;
   }
