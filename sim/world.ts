@@ -433,19 +433,25 @@ export class World<Msg, Input = never> implements FaultTarget {
     this.trace.record(this.nowMs, id, "disk-image", key);
   }
 
+  /**
+   * Restores a disk image taken earlier (the node's disk restored to an older state). An up
+   * node is stopped first and restarts after `downMs`; a down node's disk is restored where it
+   * lies, and the node restarts when its crash said (the usual way a disk is restored: the
+   * machine stopped; a scripted rollback of a down node was skipped without a word).
+   */
   rollback(id: string, key: string, downMs: number): void {
     const slot = this.slot(id);
     const image = this.images.get(`${id}/${key}`);
     assert(image !== undefined, `image ${key} of ${id} exists`);
-    assert(slot.up, `rollback of an up node (${id})`);
-    this.kill(slot);
+    const wasUp = slot.up;
+    if (wasUp) this.kill(slot);
     this.images.delete(`${id}/${key}`);
     slot.fs.restore(image);
     const imageTimeMs = this.imageTimes.get(`${id}/${key}`) ?? this.nowMs;
     this.imageTimes.delete(`${id}/${key}`);
-    this.trace.record(this.nowMs, id, "rollback", key);
+    this.trace.record(this.nowMs, id, "rollback", wasUp ? key : `${key} (down)`);
     this.options.observe?.({ kind: "rollback", node: id, timeMs: this.nowMs, imageTimeMs });
-    this.scheduleRestart(slot, downMs);
+    if (wasUp) this.scheduleRestart(slot, downMs);
   }
 
   // ---- Internals used by NodeSlot. ----

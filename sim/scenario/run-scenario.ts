@@ -275,8 +275,7 @@ function applyStep(run: Run, step: Step, index: number): void {
     case "image":
       return world.takeImage(a.node, a.key);
     case "rollback":
-      if (world.isUp(a.node)) world.rollback(a.node, a.key, a.downMs);
-      return;
+      return world.rollback(a.node, a.key, a.downMs);
     case "clock":
       return world.jumpClock(a.node, a.deltaMs);
     case "pause-pulls":
