@@ -5,7 +5,7 @@ import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import { parseGuid } from "../guid";
 import { validateObjectName } from "../naming";
-import { isRoot, requireObject, requireWritable } from "./gates";
+import { isRoot, requireKnownClass, requireObject, requireWritable } from "./gates";
 import { checkSchemaPlacement, inSchemaSubtree } from "./schema-placement";
 import { onStoredChain } from "./stored-chain";
 import { EffectiveView } from "../view/effective-view";
@@ -20,7 +20,7 @@ export interface MoveRequest {
  * Renames and/or moves one object by writing a newer placement atom (which also dissolves any
  * derived repair). Precedence: target gate, root-is-protected, system-object-protected,
  * schema-definition-immutable, invalid-name, new-parent checks (no-such-object,
- * already-deleted), would-create-cycle, invalid-schema-placement, name-in-use.
+ * already-deleted, ghost-object), would-create-cycle, invalid-schema-placement, name-in-use.
  * A request that changes nothing succeeds without writing.
  */
 export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: number): Result<null> {
@@ -97,5 +97,10 @@ function resolveNewParent(dir: Directory, raw: unknown, current: Guid | null): R
   if (found.value.existence.stage !== "alive") {
     return refuse("already-deleted", `new parent ${id} is a tombstone`);
   }
+  // As a create under it is: a parent whose class this node lacks cannot be judged for
+  // placement (a move under a ghost passed where a create answered ghost-object; rollback and
+  // schema audit, twenty-sixth session).
+  const known = requireKnownClass(dir, found.value);
+  if (!known.ok) return known;
   return ok(id);
 }
