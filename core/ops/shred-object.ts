@@ -22,7 +22,7 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   }
   const found = requireObject(dir, id);
   if (!found.ok) return found;
-  const { purgeAfterMs } = dir.replicationConfig();
+  const { purgeAfterMs, restoreWindowMs } = dir.replicationConfig();
   if (!shreddable(found.value, atMs, purgeAfterMs)) {
     return refuse("already-deleted", `object ${id} is already shredded (or past the purge horizon)`);
   }
@@ -42,17 +42,21 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   // (regressions/subtree-shred-covers-aged-member-scripted; cut at half the horizon, a restore
   // made at its window's end met a shred just past it: tombstone audit, twenty-sixth session,
   // regressions/subtree-shred-covers-window-edge-restore-scripted). Shredded absorbs whatever
-  // the stamp, so they keep their delete's time: a fresh one put off their purge by a whole
-  // horizon while partners whose clocks run ahead had purged them, and the nodes differed
-  // that long (regressions/shred-restamps-purged-tombstone.scn). Records past the horizon
-  // are left to GC (partners may have purged them).
+  // the stamp, so their stamp's time is the end of their window: a restore made inside it
+  // arrives, if ever, within a horizon of it (a pair apart longer is refused), so the
+  // skeleton must outlive that (dated by the delete, GC purged it first and the late restore
+  // rebuilt the object with its values: review of the session's changes), while a fresh time
+  // put off their purge by a whole horizon beyond the partners whose clocks run ahead and
+  // that had purged them, and the nodes differed that long
+  // (regressions/shred-restamps-purged-tombstone.scn). Records past the horizon are left to
+  // GC (partners may have purged them).
   const doomed = shownSubtree(dir, id).filter((r) => shreddable(r, atMs, purgeAfterMs));
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
   for (const record of doomed) {
     const deleteRoot = record.existence.deleteRoot ?? id;
     const aged = effectiveStage(dir, record, atMs) === "shredded";
-    const at = aged ? record.existence.stamp.atMs : atMs;
+    const at = aged ? Math.min(atMs, record.existence.stamp.atMs + restoreWindowMs) : atMs;
     writeStage(dir, record, { stage: "shredded", deleteRoot, atMs: at, attrs: () => new Map() });
   }
   dir.refreshSchema();
