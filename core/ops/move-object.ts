@@ -9,7 +9,7 @@ import { isRoot, requireKnownClass, requireObject, requireWritable } from "./gat
 import { checkSchemaPlacement, inSchemaSubtree } from "./schema-placement";
 import { onStoredChain } from "./stored-chain";
 import { EffectiveView } from "../view/effective-view";
-import { aliveStoredCycle, breaksCycleWith } from "../view/placement-repair";
+import { aliveStoredCycle, cycleBreakerWith } from "../view/placement-repair";
 
 export interface MoveRequest {
   readonly name?: unknown;
@@ -54,9 +54,13 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
   // member keeps it under /LostAndFound, among the siblings shown there. A rename in place of
   // any member of a stored cycle is a placement claim that may make it the cycle's breaker, so
   // /LostAndFound judges it too (diff review, twenty-fifth session).
-  // A rename that makes the cycle's latest claim breaks the cycle at this object: the members
-  // shown in /LostAndFound then show under it and leave their names there (review of the
-  // twenty-fifth session's diff: a rename to the current breaker's name was refused).
+  // A rename in place of a stored cycle's member is a new placement claim, and the latest
+  // claim is the cycle's breaker, shown in /LostAndFound: made the breaker, the object is
+  // judged there, where the other members leave their names (a rename to the current
+  // breaker's own name was refused: review of the twenty-fifth session's diff); the breaker
+  // until now, its claim dated before another member's (its clock behind), it hands the role
+  // to that member, which then shows there under its own name (a local rename made a CNF
+  // pair: attack on the twenty-sixth session's changes).
   const view = new EffectiveView(dir);
   const inPlace = newParent === record.placement.parent;
   const judged = new Set<Guid>([newParent]);
@@ -66,9 +70,20 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
     judged.add(view.of(record).effectiveParent ?? newParent);
     const cycle = aliveStoredCycle(dir, record);
     if (lostAndFound !== null && cycle !== null) {
-      judged.add(lostAndFound);
       const claim = dir.stamp(record.placement.stamp, atMs, dir.usn + 1);
-      if (breaksCycleWith(dir, record, claim, cycle)) leaving = new Set(cycle);
+      const breaker = cycleBreakerWith(dir, record, claim, cycle);
+      if (breaker.id === record.id) {
+        judged.add(lostAndFound);
+        leaving = new Set(cycle);
+      } else if (cycleBreakerWith(dir, record, record.placement.stamp, cycle).id === record.id) {
+        const others = new Set([record.id, ...cycle.filter((m) => m !== breaker.id)]);
+        if (view.nameTaken(lostAndFound, breaker.placement.name, breaker.id, others)) {
+          return refuse(
+            "name-in-use",
+            `the rename hands the break of a stored cycle to ${breaker.id}, whose name ${breaker.placement.name} is taken in /LostAndFound`,
+          );
+        }
+      }
     }
   }
   for (const parent of judged) {

@@ -143,17 +143,19 @@ export function aliveStoredCycle(dir: Directory, record: ObjectRecord): Guid[] |
 }
 
 /**
- * Whether `record`, claiming its placement anew with `stamp` (a rename in place), would be the
- * latest claim of the stored cycle whose other members are `others`: the cycle's breaker,
- * shown in /LostAndFound with the others under it.
+ * The breaker of the stored cycle through `record` (whose other members are `others`) once
+ * `record` claims its placement anew with `stamp` (a rename in place): the latest claim,
+ * shown in /LostAndFound with the others under it. The rename may make `record` the breaker,
+ * or, its new claim dated before another member's (a clock behind), hand the role on.
  */
-export function breaksCycleWith(dir: Directory, record: ObjectRecord, stamp: Stamp, others: readonly Guid[]): boolean {
+export function cycleBreakerWith(dir: Directory, record: ObjectRecord, stamp: Stamp, others: readonly Guid[]): ObjectRecord {
   const members: ObjectRecord[] = [{ ...record, placement: { ...record.placement, stamp } }];
   for (const id of others) {
     const member = dir.get(id);
     if (member !== undefined) members.push(member);
   }
-  return latestClaim(members) === record.id;
+  const breaker = latestClaim(members);
+  return members.find((m) => m.id === breaker)!;
 }
 
 function latestClaim(members: readonly ObjectRecord[]): Guid {
