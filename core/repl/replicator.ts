@@ -82,23 +82,29 @@ export class Replicator {
       }
       return null;
     }
-    // Half way to the refusal, once per completed pull the partner is stale since: an operator
-    // can still reconnect the pair before it is refused for good.
-    if (last !== null && nowMs - last > purgeAfterMs / 2 && this.staleJournaled.get(partner) !== last) {
-      this.staleJournaled.set(partner, last);
-      const ago = Math.floor((nowMs - last) / 1000);
-      const left = Math.ceil((last + purgeAfterMs - nowMs) / 1000);
-      dir.journal.add(
-        nowMs,
-        "partner-stale",
-        `partner ${partner} last synced ${ago} s ago; refused for good in ${left} s (maxTimeApart) unless a pull completes first`,
-      );
-      this.node.markChanged();
-    }
+    this.warnStale(partner, last, nowMs, purgeAfterMs);
     const start =
       this.resumeAt.get(partner) ??
       (mark === undefined ? null : { invocation: mark.invocation, usn: mark.usn, propUsn: mark.usn });
     return this.request(partner, start, objectsMax);
+  }
+
+  /**
+   * Half way to the refusal, once per completed pull the partner is stale since: an operator
+   * can still reconnect the pair before it is refused for good. Asked when this node pulls
+   * and when it answers (a node that only answers a partner warns too).
+   */
+  private warnStale(partner: Guid, last: number | null, nowMs: number, purgeAfterMs: number): void {
+    if (last === null || nowMs - last <= purgeAfterMs / 2 || this.staleJournaled.get(partner) === last) return;
+    this.staleJournaled.set(partner, last);
+    const ago = Math.floor((nowMs - last) / 1000);
+    const left = Math.ceil((last + purgeAfterMs - nowMs) / 1000);
+    this.node.dir.journal.add(
+      nowMs,
+      "partner-stale",
+      `partner ${partner} last synced ${ago} s ago; refused for good in ${left} s (maxTimeApart) unless a pull completes first`,
+    );
+    this.node.markChanged();
   }
 
   /** Why a pull from `partner` is refused (apart longer than maxTimeApart), or null. */
@@ -177,13 +183,23 @@ export class Replicator {
     const { purgeAfterMs } = this.node.dir.replicationConfig();
     const last = this.node.replication.watermarks[req.from]?.lastSuccessMs ?? null;
     const refusal = this.refusalOf(req.from, last, nowMs, purgeAfterMs);
-    if (refusal === null) return this.answer(req, nowMs);
+    if (refusal === null) {
+      // Answering again: a later refusal is a new one, journaled again.
+      this.answersRefusedJournaled.delete(req.from);
+      this.warnStale(req.from, last, nowMs, purgeAfterMs);
+      return this.answer(req, nowMs);
+    }
     if (!this.answersRefusedJournaled.has(req.from)) {
       this.answersRefusedJournaled.add(req.from);
       this.node.dir.journal.add(nowMs, "pull-refused", `answer refused: ${refusal}`);
       this.node.markChanged();
     }
-    return { type: "refused", requestId: req.requestId, from: this.node.dir.nodeId, reason: refusal };
+    // Said from the source's side: the destination journals it as the source's reason.
+    const reason =
+      last === null
+        ? `it never pulled from this node, and completed no pull from any partner within maxTimeApart: it may hold objects the others purged`
+        : `it last completed a pull from this node longer than maxTimeApart ago`;
+    return { type: "refused", requestId: req.requestId, from: this.node.dir.nodeId, reason };
   }
 
   /** The batch answering `req`, whoever asks (`respond` refuses a partner apart too long first). */
@@ -208,9 +224,14 @@ export class Replicator {
     if (cycle === undefined || cycle.requestId !== refusal.requestId) return;
     this.inFlight.delete(refusal.from);
     this.resumeAt.delete(refusal.from);
-    if (this.refusedBySourceJournaled.has(refusal.from)) return;
-    this.refusedBySourceJournaled.add(refusal.from);
-    this.node.dir.journal.add(nowMs, "pull-refused", `refused by source ${refusal.from}: ${refusal.reason}`);
+    // What the cycle merged before the refusal is judged now: a source that refuses may do so
+    // for good, and its candidates would wait for ever (keeping every other source's
+    // unchanged batches noted; attack on the session's changes).
+    this.journalRepairs(refusal.from, nowMs);
+    if (!this.refusedBySourceJournaled.has(refusal.from)) {
+      this.refusedBySourceJournaled.add(refusal.from);
+      this.node.dir.journal.add(nowMs, "pull-refused", `refused by source ${refusal.from}: ${refusal.reason}`);
+    }
     this.node.markChanged();
   }
 
@@ -254,6 +275,7 @@ export class Replicator {
     this.inFlight.delete(batch.from);
     this.resumeAt.delete(batch.from);
     this.refusedJournaled.delete(batch.from);
+    this.refusedBySourceJournaled.delete(batch.from);
     this.journalRepairs(batch.from, nowMs);
     this.completedThisBoot.add(batch.from);
     const watermarks = { ...state.watermarks, [batch.from]: mark };
