@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -27,30 +27,43 @@ function sim(...args: string[]): { status: number | null; out: string } {
 }
 
 /**
- * Starts a long failing range (each seed prints its FAIL line), sends `signal` to the top
- * process once two seeds are done, and gives back its exit code and output.
+ * Runs the simulator's command line, handing its output so far (stdout and stderr as they
+ * come) to `watch` with each chunk, which may signal the process; the exit code and output.
  */
-async function simSignalled(signal: NodeJS.Signals): Promise<{ status: number | null; out: string }> {
-  const file = path.join(scratch, `signalled-${signal}.scn`);
-  writeFileSync(file, "scenario liveness-cap\nchecks none\nnodes 3\nfaults none\nrate 20\nsafety 10s\nliveness 500ms\nat 1s partition n1 | n2 n3\n");
-  const child = spawn(tsx, ["sim/cli.ts", "--scenario", file, "--seeds", "1..5000"], {
+async function simWatched(
+  args: readonly string[],
+  watch: (out: string, child: ChildProcess) => void,
+): Promise<{ status: number | null; out: string }> {
+  const child = spawn(tsx, ["sim/cli.ts", ...args], {
     cwd: root,
     env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
   });
   let out = "";
-  let sent = false;
   const collect = (chunk: Buffer): void => {
     out += chunk.toString("utf8");
-    if (!sent && out.includes("FAIL seed=2 ")) {
-      sent = true;
-      child.kill(signal);
-    }
+    watch(out, child);
   };
   child.stdout.on("data", collect);
   child.stderr.on("data", collect);
   // `close`: every holder of the output pipes is gone, the simulator child too.
   const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   return { status, out };
+}
+
+/**
+ * Starts a long failing range (each seed prints its FAIL line), sends `signal` to the top
+ * process once two seeds are done, and gives back its exit code and output.
+ */
+async function simSignalled(signal: NodeJS.Signals): Promise<{ status: number | null; out: string }> {
+  const file = path.join(scratch, `signalled-${signal}.scn`);
+  writeFileSync(file, "scenario liveness-cap\nchecks none\nnodes 3\nfaults none\nrate 20\nsafety 10s\nliveness 500ms\nat 1s partition n1 | n2 n3\n");
+  let sent = false;
+  return simWatched(["--scenario", file, "--seeds", "1..5000"], (out, child) => {
+    if (!sent && out.includes("FAIL seed=2 ")) {
+      sent = true;
+      child.kill(signal);
+    }
+  });
 }
 
 describe("npm run sim", () => {
@@ -137,24 +150,15 @@ describe("npm run sim", () => {
       "scenario long-seeds\nchecks none\nnodes 5\nfaults none\nrate 20\nsafety 120s\n\n" +
         "at 1s n1 create / Orion organizationalUnit as @A\nexpect stage @A deleted\n",
     );
-    const child = spawn(tsx, ["sim/cli.ts", "--scenario", file, "--seeds", "1..50"], {
-      cwd: root,
-      env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
-    });
-    let text = "";
     let sent = false;
-    const collect = (chunk: Buffer): void => {
-      text += chunk.toString("utf8");
+    const { status, out: text } = await simWatched(["--scenario", file, "--seeds", "1..50"], (out, child) => {
       // Seed 2 has just started when seed 1's verdict is printed.
-      if (!sent && /^FAIL seed=1 /mu.test(text)) {
+      if (!sent && /^FAIL seed=1 /mu.test(out)) {
         sent = true;
         child.kill("SIGINT");
         setTimeout(() => child.kill("SIGINT"), 300);
       }
-    };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-    const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    });
     expect(sent).toBe(true);
     expect(text).toContain("canopy sim: interrupted again: simulator stopped at once, the running seed unfinished");
     // Seed 2 never finished: no verdict and no summary of it.
@@ -168,27 +172,18 @@ describe("npm run sim", () => {
     const file = path.join(scratch, "shrink-interrupted.scn");
     writeFileSync(
       file,
-      "scenario always-fails\nchecks the shrinker\nnodes 5\nfaults none\nrate 20\nsafety 240s\ntopology ring\n\n" +
+      "scenario always-fails\nchecks the shrinker\nnodes 5\nfaults none\nrate 20\nsafety 120s\ntopology ring\n\n" +
         "at 1s n1 create / Orion organizationalUnit as @A\nexpect stage @A deleted\n",
     );
     const out = path.join(scratch, "shrink-interrupted-out.scn");
-    const child = spawn(tsx, ["sim/cli.ts", "--scenario", file, "--seed", "1", "--shrink", "--out", out], {
-      cwd: root,
-      env: { ...process.env, CANOPY_SIM_FLAGS: "", NODE_OPTIONS: "" },
-    });
-    let text = "";
     let sent = false;
-    const collect = (chunk: Buffer): void => {
-      text += chunk.toString("utf8");
+    const { status, out: text } = await simWatched(["--scenario", file, "--seed", "1", "--shrink", "--out", out], (seen, child) => {
       // The first kept variant's progress line: shrinking runs, and a smaller variant exists.
-      if (!sent && /^shrinking always-fails seed 1: \d+ of at most 200 runs, 1 smaller variant kept \(last: nodes 3 \(seed 1\)\)/mu.test(text)) {
+      if (!sent && /^shrinking always-fails seed 1: \d+ of at most 200 runs, 1 smaller variant kept \(last: nodes 3 \(seed 1\)\)/mu.test(seen)) {
         sent = true;
         child.kill("SIGINT");
       }
-    };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
-    const status = await new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    });
     expect(sent).toBe(true);
     expect(text).toMatch(/^INTERRUPTED shrinking always-fails seed 1 after \d+ runs: the smallest failing variant so far is printed above and written to /mu);
     expect(text).toMatch(/^FAIL seed=\d+ scenario=always-fails-s\d+ /mu);
