@@ -16,7 +16,7 @@ import { describe, expect, it } from "vitest";
 import type { Guid } from "../guid";
 import type { DirectoryNode } from "../node/directory-node";
 import { freshDomain, make, t0Ms } from "../testing/node-fixture";
-import { effectiveParentWith, onAliveStoredCycle, placementRepair } from "./placement-repair";
+import { aliveStoredCycle, effectiveParentWith, placementRepair } from "./placement-repair";
 
 const missing = "dddddddd-0000-4000-8000-000000000009";
 
@@ -81,7 +81,7 @@ describe("effectiveParentWith (a restore's look ahead)", () => {
         const lifted = new Set(ids.filter((_, i) => !alive[i] && lift[i]));
         const shown = (i: number) =>
           effectiveParentWith(d.node.dir, d.node.dir.get(ids[i]!)!, lifted);
-        const cycles = ids.map((id) => onAliveStoredCycle(d.node.dir, d.node.dir.get(id)!));
+        const cycles = ids.map((id) => aliveStoredCycle(d.node.dir, d.node.dir.get(id)!) !== null);
         const ahead = ids.map((_, i) => shown(i));
         // One memo shared by every question of one restore gives the same answers.
         const memo = new Set<Guid>();

@@ -114,11 +114,6 @@ export function effectiveParentWith(
   return stored;
 }
 
-/** Whether walking up from alive `record` through alive stored parents comes back to it. */
-export function onAliveStoredCycle(dir: Directory, record: ObjectRecord): boolean {
-  return aliveStoredCycle(dir, record) !== null;
-}
-
 /**
  * The other members of the cycle of alive stored parents through alive `record`, or null when
  * walking up from it ends (or enters a cycle above it).
