@@ -40,7 +40,7 @@ export class Replicator {
    */
   private readonly resumeAt = new Map<Guid, Watermark>();
   private readonly refusedJournaled = new Set<Guid>();
-  /** Partners this node refused an answer, and sources that refused this node one, this boot. */
+  /** Partners this node refused an answer, and sources that refused this node one, since the pair last got on. */
   private readonly answersRefusedJournaled = new Set<Guid>();
   private readonly refusedBySourceJournaled = new Set<Guid>();
   /** Per partner, the last completed pull a `partner-stale` warning was journaled for. */
@@ -217,7 +217,8 @@ export class Replicator {
 
   /**
    * The destination side of a source's refusal: the cycle ends without completing (watermark
-   * and vector stay), journaled once per source and boot; the next pull asks again.
+   * and vector stay), journaled once per episode (again after a cycle with that source
+   * completes); the next pull asks again.
    */
   refusedBy(refusal: PullRefusal, nowMs: number): void {
     const cycle = this.inFlight.get(refusal.from);
