@@ -52,14 +52,11 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
   if (newParent === record.placement.parent && name.value === record.placement.name) return ok(null);
   // Checked where the object will show: a rename in place of an orphan or a broken cycle's
   // member keeps it under /LostAndFound, among the siblings shown there. A rename in place of
-  // any member of a stored cycle is a placement claim that may make it the cycle's breaker, so
-  // /LostAndFound judges it too (diff review, twenty-fifth session).
-  // A rename in place of a stored cycle's member is a new placement claim, and the latest
-  // claim is the cycle's breaker, shown in /LostAndFound: made the breaker, the object is
-  // judged there, where the other members leave their names (a rename to the current
-  // breaker's own name was refused: review of the twenty-fifth session's diff); the breaker
-  // until now, its claim dated before another member's (its clock behind), it hands the role
-  // to that member, which then shows there under its own name (a local rename made a CNF
+  // a stored cycle's member is a new placement claim, and the latest claim is the cycle's
+  // breaker, shown in /LostAndFound. Made the breaker, the object is judged there, where the
+  // other members leave their names (twenty-fifth and twenty-sixth sessions' reviews). The
+  // breaker until now, its claim dated before another member's (its clock behind), it hands
+  // the break to that member, whose own name is then judged there (a local rename made a CNF
   // pair: attack on the twenty-sixth session's changes).
   const view = new EffectiveView(dir);
   const inPlace = newParent === record.placement.parent;

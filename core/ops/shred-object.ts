@@ -36,20 +36,15 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   const guarded = guardRemoval(dir, id);
   if (!guarded.ok) return guarded;
   // Records already effectively shredded (hardened, or aged past the restore window) are
-  // stamped shredded too: a restore made elsewhere inside their window may be on its way
-  // (it travels as long as the pair is not refused, up to the purge horizon), and an unstamped
-  // member came back alive with its values under the shredded parent
-  // (regressions/subtree-shred-covers-aged-member-scripted; cut at half the horizon, a restore
-  // made at its window's end met a shred just past it: tombstone audit, twenty-sixth session,
-  // regressions/subtree-shred-covers-window-edge-restore-scripted). Shredded absorbs whatever
-  // the stamp, so their stamp's time is the end of their window: a restore made inside it
-  // arrives, if ever, within a horizon of it (a pair apart longer is refused), so the
-  // skeleton must outlive that (dated by the delete, GC purged it first and the late restore
-  // rebuilt the object with its values: review of the session's changes), while a fresh time
-  // put off their purge by a whole horizon beyond the partners whose clocks run ahead and
-  // that had purged them, and the nodes differed that long
-  // (regressions/shred-restamps-purged-tombstone.scn). Records past the horizon are left to
-  // GC (partners may have purged them).
+  // stamped shredded too: a restore made elsewhere inside their window may be on its way, and
+  // an unstamped member came back alive with its values under the shredded parent
+  // (regressions/subtree-shred-covers-aged-member-scripted,
+  // subtree-shred-covers-window-edge-restore-scripted). Shredded absorbs whatever the stamp,
+  // so theirs is dated at the end of their window: such a restore arrives, if ever, within a
+  // horizon of it (a pair apart longer is refused), and the skeleton must outlive that (dated
+  // by the delete, GC purged it first: shred-skeleton-outlives-late-restore-scripted), while
+  // dated now it outlived by a whole horizon the partners whose clocks run ahead and that had
+  // purged them (shred-restamps-purged-tombstone). Records past the horizon are GC's.
   const doomed = shownSubtree(dir, id).filter((r) => shreddable(r, atMs, purgeAfterMs));
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
