@@ -27,6 +27,20 @@ function sim(...args: string[]): { status: number | null; out: string } {
 }
 
 /**
+ * A scenario file of 5 nodes at 20 writes/s over 120 s whose expectation fails on every seed
+ * (a created object expected deleted): seeds of several seconds, each ending in a FAIL line.
+ */
+function alwaysFailing(name: string, topology: string): string {
+  const file = path.join(scratch, `${name}.scn`);
+  writeFileSync(
+    file,
+    `scenario ${name}\nchecks none\nnodes 5\nfaults none\nrate 20\nsafety 120s\n${topology}\n\n` +
+      "at 1s n1 create / Orion organizationalUnit as @A\nexpect stage @A deleted\n",
+  );
+  return file;
+}
+
+/**
  * Runs the simulator's command line, handing its output so far (stdout and stderr as they
  * come) to `watch` with each chunk, which may signal the process; the exit code and output.
  */
@@ -144,12 +158,7 @@ describe("npm run sim", () => {
   it("on a second SIGINT stops at once, inside a long seed, and exits 130", async () => {
     // Seeds of several seconds each: the first SIGINT would wait for the running one. Each
     // fails its expectation, so that its verdict line shows when it ends.
-    const file = path.join(scratch, "long-seeds.scn");
-    writeFileSync(
-      file,
-      "scenario long-seeds\nchecks none\nnodes 5\nfaults none\nrate 20\nsafety 120s\n\n" +
-        "at 1s n1 create / Orion organizationalUnit as @A\nexpect stage @A deleted\n",
-    );
+    const file = alwaysFailing("long-seeds", "topology mesh");
     let sent = false;
     const { status, out: text } = await simWatched(["--scenario", file, "--seeds", "1..50"], (out, child) => {
       // Seed 2 has just started when seed 1's verdict is printed.
@@ -169,12 +178,7 @@ describe("npm run sim", () => {
   it("on SIGINT during --shrink prints the smallest failing variant so far, writes it, and exits 130", async () => {
     // Fails its expectation on every seed whatever the knobs; heavy enough that shrinking
     // takes many seconds, so the signal lands while variants remain.
-    const file = path.join(scratch, "shrink-interrupted.scn");
-    writeFileSync(
-      file,
-      "scenario always-fails\nchecks the shrinker\nnodes 5\nfaults none\nrate 20\nsafety 120s\ntopology ring\n\n" +
-        "at 1s n1 create / Orion organizationalUnit as @A\nexpect stage @A deleted\n",
-    );
+    const file = alwaysFailing("always-fails", "topology ring");
     const out = path.join(scratch, "shrink-interrupted-out.scn");
     let sent = false;
     const { status, out: text } = await simWatched(["--scenario", file, "--seed", "1", "--shrink", "--out", out], (seen, child) => {

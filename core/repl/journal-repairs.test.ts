@@ -45,6 +45,11 @@ function concurrentOrphan(s: ReturnType<typeof pair>, name: string, childAtMs: n
   return child;
 }
 
+/** The lines of orphan `orphan` shown in /LostAndFound as Stray, beside `stored` turned CNF there. */
+function orphanBesideStored(orphan: Guid, stored: Guid): string[] {
+  return [`${orphan}: orphaned, shown as /LostAndFound/Stray`, `${stored}: CNF name, shown as /LostAndFound/Stray CNF:${stored}`];
+}
+
 describe("repair lines", () => {
   it("name a held child orphaned by its parent's arriving delete", () => {
     const s = pair(1);
@@ -79,10 +84,7 @@ describe("repair lines", () => {
     const s = concurrentOrphan(pairOf, "Stray", t0Ms + 4000, t0Ms + 4500);
     const q = make(n1, d.lostAndFound, "Stray", "organizationalUnit", t0Ms + 5000);
     pull(n2, n1, t0Ms + 6000);
-    expect(lines(n1, "repair")).toEqual([
-      `${s}: orphaned, shown as /LostAndFound/Stray`,
-      `${q}: CNF name, shown as /LostAndFound/Stray CNF:${q}`,
-    ]);
+    expect(lines(n1, "repair")).toEqual(orphanBesideStored(s, q));
   });
 
   it("are not written for children that arrive before their parent within one pull cycle", () => {
@@ -118,10 +120,7 @@ describe("repair lines (diff review, twenty-sixth session)", () => {
     // Stored in /LostAndFound on n2, with a later claim than the orphan-to-be.
     const q = make(n2, d.lostAndFound, "Stray", "organizationalUnit", t0Ms + 6000);
     pull(n1, n2, t0Ms + 7000);
-    expect(lines(n2, "repair")).toEqual([
-      `${c}: orphaned, shown as /LostAndFound/Stray`,
-      `${q}: CNF name, shown as /LostAndFound/Stray CNF:${q}`,
-    ]);
+    expect(lines(n2, "repair")).toEqual(orphanBesideStored(c, q));
   });
 
   it("name a held object in /LostAndFound turned CNF by a cycle member broken off beside it", () => {
