@@ -9,6 +9,7 @@ import type { DirectoryOp } from "./directory-op";
 import { DirectoryHost, Registry, defaultTiming } from "./directory-host";
 import type { HostHooks, ReplicationTiming } from "./directory-host";
 import { Ledger } from "./ledger";
+import { holdsAcked } from "./oracles";
 import { Labels } from "./run-script-op";
 import type { Contention, LargeValues, OpMix } from "./workload";
 import { directoryWorkload } from "./workload";
@@ -104,7 +105,10 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
     describeMsg: describe,
     observe: (event) => {
       if (event.kind === "rollback" && event.node !== null && event.imageTimeMs !== undefined) {
-        ledger.forgiveRolledBack(event.node, event.imageTimeMs, event.timeMs);
+        const running = [...hosts.values()].flatMap((h) => (h.node === null ? [] : [h.node]));
+        ledger.forgiveRolledBack(event.node, event.imageTimeMs, event.timeMs, (ack) =>
+          running.some((n) => holdsAcked(n, ack)),
+        );
       }
       options.observe?.(event);
     },

@@ -1,7 +1,10 @@
 /**
  * Goal: a disk rollback forgives exactly the acks its node gave between the image and the
- * rollback, and nothing else (other nodes, earlier acks, later acks), in order.
- * Method: a hand-made ledger of acks from two nodes at known virtual times.
+ * rollback that no running node holds (replication had not carried them away), and nothing
+ * else (other nodes, earlier acks, later acks), in order; an ack kept for a copy elsewhere is
+ * forgiven at a later rollback that leaves no copy.
+ * Method: a hand-made ledger of acks from two nodes at known virtual times; which acks the
+ * other nodes hold is given per rollback.
  */
 import { describe, expect, it } from "vitest";
 import type { Stamp } from "../../core/store/stamp";
@@ -34,5 +37,20 @@ describe("Ledger.forgiveRolledBack", () => {
 
   it("refuses acks out of virtual-time order (forgiving relies on the order)", () => {
     expect(() => ledgerOf([["n1", 20], ["n2", 10]])).toThrow(/virtual-time order/);
+  });
+
+  it("keeps the node's acks another node holds, and forgives them once no copy is left", () => {
+    const ledger = ledgerOf([["n1", 100], ["n1", 150], ["n2", 160], ["n1", 200]]);
+    const copies = new Set(["n1@150"]);
+    const heldElsewhere = (a: { objectId: string }): boolean => copies.has(a.objectId);
+    ledger.forgiveRolledBack("n1", 100, 250, heldElsewhere);
+    expect(ledger.acked.map((a) => a.objectId)).toEqual(["n1@150", "n2@160"]);
+    // Another rollback while the copy is still held: nothing more goes.
+    ledger.forgiveRolledBack("n2", 300, 300, heldElsewhere);
+    expect(ledger.acked.map((a) => a.objectId)).toEqual(["n1@150", "n2@160"]);
+    // The node that held the copy is rolled back to before it: the ack is gone everywhere.
+    copies.clear();
+    ledger.forgiveRolledBack("n2", 300, 400, heldElsewhere);
+    expect(ledger.acked.map((a) => a.objectId)).toEqual(["n2@160"]);
   });
 });

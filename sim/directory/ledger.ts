@@ -40,20 +40,50 @@ export class Ledger {
   }
 
   /**
-   * A disk restored to an image taken at `imageTimeMs` forgets what its node acknowledged
-   * after that instant unless replication carried it away first; such acks can no longer be
-   * promised. Acks after the restore (the oracle's real subject) stay. Only the tail acked
-   * since the image is visited, compacted in one pass (a scan of every ack with a splice per
-   * forgiven one was 1.2 % of the simulated hour, which acknowledges ~300,000 atoms).
+   * Acks kept at a rollback only because another node held them then (see forgiveRolledBack):
+   * their own node lost them, so each later rollback asks again whether a copy survives.
    */
-  forgiveRolledBack(node: string, imageTimeMs: number, rollbackTimeMs: number): void {
+  private readonly carriedAway = new Set<AckedAtom>();
+
+  /**
+   * A disk restored to an image taken at `imageTimeMs` forgets what its node acknowledged
+   * after that instant: such an ack can no longer be promised, unless replication carried it
+   * away first. `heldElsewhere` says whether a node still running holds an ack (oracle 2's
+   * judgement, strict on missing objects); an ack it holds stays, and from then on every
+   * rollback asks again, since the copy it counted on may be the next to go. Acks after the
+   * restore (the oracle's real subject) stay. Down nodes count as holding nothing (their
+   * disks may hold more: that only forgives more). Only the tail acked since the image is
+   * visited, compacted in one pass (a scan of every ack with a splice per forgiven one was
+   * 1.2 % of the simulated hour, which acknowledges ~300,000 atoms).
+   */
+  forgiveRolledBack(
+    node: string,
+    imageTimeMs: number,
+    rollbackTimeMs: number,
+    heldElsewhere: (ack: AckedAtom) => boolean = () => false,
+  ): void {
     const acked = this.acked;
+    // Copies counted on earlier: forgiven now when no running node holds one any more.
+    const gone = new Set<AckedAtom>();
+    for (const a of this.carriedAway) {
+      if (heldElsewhere(a)) continue;
+      gone.add(a);
+      this.carriedAway.delete(a);
+    }
+    if (gone.size > 0) {
+      let kept = 0;
+      for (const a of acked) if (!gone.has(a)) acked[kept++] = a;
+      acked.length = kept;
+    }
     let from = acked.length;
     while (from > 0 && acked[from - 1]!.trueMs >= imageTimeMs) from--;
     let kept = from;
     for (let i = from; i < acked.length; i++) {
       const a = acked[i]!;
-      if (a.node === node && a.trueMs <= rollbackTimeMs) continue;
+      if (a.node === node && a.trueMs <= rollbackTimeMs) {
+        if (!heldElsewhere(a)) continue;
+        this.carriedAway.add(a);
+      }
       acked[kept++] = a;
     }
     acked.length = kept;

@@ -8,7 +8,7 @@ import { EffectiveView } from "../../core/view/effective-view";
 import { isGhost } from "../../core/ops/gates";
 import { rollbackEvidence } from "../../core/repl/rollback";
 import { ownVector } from "../../core/repl/vectors";
-import type { Ledger } from "./ledger";
+import type { AckedAtom, Ledger } from "./ledger";
 
 const st = (s: Stamp): string => `${s.version}/${s.atMs}/${s.origin.slice(0, 8)}`;
 
@@ -284,40 +284,61 @@ export function durabilityViolations(
   for (const ack of ledger.acked) {
     if (scope.ackedBy != null && !scope.ackedBy.has(ack.node)) continue;
     for (const [simId, node] of nodes) {
-      const r = node.dir.get(ack.objectId);
-      if (r === undefined) {
-        const excused = scope.purged
-          ? scope.purged(simId, ack.objectId)
-          : node.purgeHorizonMs !== null;
-        if (!excused) out.push(`${simId} lacks ${ack.objectId} acked by ${ack.node}`);
-        continue;
-      }
-      // A value atom on a tombstone is hidden and hardening erases it on each node's own
-      // clock; should a restore come, it begins a new life that supersedes the atom anyway
-      // (a value atom of an ended life is superseded by the restore that ended it).
-      if (ack.life !== undefined && (r.existence.stage !== "alive" || lifeOf(r.existence) > ack.life)) continue;
-      const held = heldStamp(r, ack.atom);
-      // GC drops absence residue older than its purge horizon (collectGarbage): an atom that
-      // old may be gone, here or on the partner this node had the record from. One superseded
-      // by dropped residue may be younger (a higher version can carry an earlier time: swarm
-      // seed 569, a value written at 34 s lost by version to a removal of 26 s that aged out);
-      // the attribute's floor, the highest stamp this node dropped, covers it.
-      const gcDropped = node.purgeHorizonMs !== null && ack.stamp.atMs < node.purgeHorizonMs;
-      const superseded = gcDropped || underFloor(r, ack.atom, ack.stamp);
-      if (held === null && superseded && ack.atom.startsWith("attr")) continue;
-      if (held === null) {
-        if (r.existence.stage === "alive" && !r.hardened)
-          out.push(`${simId} lost ${readableAtom(ack.atom)} of ${ack.objectId} acked by ${ack.node}`);
-        continue;
-      }
-      // Shredded is absorbing: a shred supersedes any existence claim, whatever its stamp.
-      const absorbed = ack.atom === "existence" && r.existence.stage === "shredded";
-      if (!absorbed && compareStamps(held, ack.stamp) < 0)
-        out.push(`${simId} holds ${readableAtom(ack.atom)} of ${ack.objectId} older than acked`);
+      const v = ackViolation(simId, node, ack, scope);
+      if (v !== null) out.push(v);
     }
   }
   // Each atom of a missing object gives the same `lacks` line: say it once.
   return [...new Set(out)];
+}
+
+/**
+ * Whether `node` holds `ack` as oracle 2 judges it at the end of a run, strictly: a missing
+ * object counts as not held, purged or not. A disk rollback asks it of the other nodes (see
+ * Ledger.forgiveRolledBack): an ack one of them holds was carried away before the rollback
+ * and must survive it.
+ */
+export function holdsAcked(node: DirectoryNode, ack: AckedAtom): boolean {
+  // A value atom's copy is its life's or a later one: a tombstone of an earlier life (this
+  // node missed the restore the atom was written after) holds nothing of it, though the end
+  // of a run skips atoms on tombstones (every node then holds the same existence).
+  if (ack.life !== undefined) {
+    const r = node.dir.get(ack.objectId);
+    if (r === undefined || r.existence.stamp.version < ack.life) return false;
+  }
+  return ackViolation("", node, ack, { purged: () => false }) === null;
+}
+
+/** Why `node` fails to hold `ack` (oracle 2), or null when it holds it. */
+function ackViolation(simId: string, node: DirectoryNode, ack: AckedAtom, scope: DurabilityScope): string | null {
+  const r = node.dir.get(ack.objectId);
+  if (r === undefined) {
+    const excused = scope.purged ? scope.purged(simId, ack.objectId) : node.purgeHorizonMs !== null;
+    return excused ? null : `${simId} lacks ${ack.objectId} acked by ${ack.node}`;
+  }
+  // A value atom on a tombstone is hidden and hardening erases it on each node's own
+  // clock; should a restore come, it begins a new life that supersedes the atom anyway
+  // (a value atom of an ended life is superseded by the restore that ended it).
+  if (ack.life !== undefined && (r.existence.stage !== "alive" || lifeOf(r.existence) > ack.life)) return null;
+  const held = heldStamp(r, ack.atom);
+  // GC drops absence residue older than its purge horizon (collectGarbage): an atom that
+  // old may be gone, here or on the partner this node had the record from. One superseded
+  // by dropped residue may be younger (a higher version can carry an earlier time: swarm
+  // seed 569, a value written at 34 s lost by version to a removal of 26 s that aged out);
+  // the attribute's floor, the highest stamp this node dropped, covers it.
+  const gcDropped = node.purgeHorizonMs !== null && ack.stamp.atMs < node.purgeHorizonMs;
+  const superseded = gcDropped || underFloor(r, ack.atom, ack.stamp);
+  if (held === null && superseded && ack.atom.startsWith("attr")) return null;
+  if (held === null) {
+    return r.existence.stage === "alive" && !r.hardened
+      ? `${simId} lost ${readableAtom(ack.atom)} of ${ack.objectId} acked by ${ack.node}`
+      : null;
+  }
+  // Shredded is absorbing: a shred supersedes any existence claim, whatever its stamp.
+  const absorbed = ack.atom === "existence" && r.existence.stage === "shredded";
+  return !absorbed && compareStamps(held, ack.stamp) < 0
+    ? `${simId} holds ${readableAtom(ack.atom)} of ${ack.objectId} older than acked`
+    : null;
 }
 
 /** An atom key as a person reads it: its parts are NUL-separated (`attr\0name\0value`). */
