@@ -101,10 +101,18 @@ function nodeCheck(check: Extract<ExpectCheck, { node: string }>, ctx: ExpectCon
     case "quarantine-seen":
       return ctx.probes.quarantineSeen.has(check.node) ? [] : ["quarantine never seen non-empty"];
     case "refused": {
-      // The refusal is journaled once per partner, naming it (core/repl/replicator.ts).
+      // The refusal is journaled once per episode, naming the partner (core/repl/replicator.ts):
+      // "partner S ..." where this node refused to pull, "refused by source S: ..." where S
+      // refused to answer; "answer refused: partner S ..." is the other direction.
       const source = ctx.nodes.get(check.source)?.dir.nodeId;
       if (source === undefined) return [`${check.source} is not running`];
-      const refused = node.journal().some((r) => r.kind === "pull-refused" && r.detail.includes(source));
+      const refused = node
+        .journal()
+        .some(
+          (r) =>
+            r.kind === "pull-refused" &&
+            (r.detail.startsWith(`partner ${source} `) || r.detail.startsWith(`refused by source ${source}:`)),
+        );
       return refused ? [] : [`no pull-refused record naming ${check.source} in the journal`];
     }
     case "ghost-seen": {
