@@ -48,10 +48,10 @@ function objectUsers(dir: Directory, def: ObjectRecord, removing: ReadonlySet<Gu
   const out: string[] = [];
   const className = def.existence.className;
   // Values are held under the attribute's name, compiled or waiting; instances by class id.
+  // A waiting definition whose name a compiled one holds (a duplicate defined on two nodes
+  // apart, quarantined for good) holds no values: they are the compiled one's.
   const attributeName =
-    className === "attributeDefinition"
-      ? (dir.schema.attributeById(def.id)?.name ?? dir.schema.quarantined.find((q) => q.id === def.id)?.name)
-      : undefined;
+    className === "attributeDefinition" ? (dir.schema.attributeById(def.id)?.name ?? waitingName(dir, def.id)) : undefined;
   if (className === "facetDefinition") {
     for (const ref of dir.store.referencedBy(def.id)) {
       const source = dir.get(ref.source);
@@ -74,6 +74,12 @@ function objectUsers(dir: Directory, def: ObjectRecord, removing: ReadonlySet<Gu
     if (out.length >= blockersShownMax) break;
   }
   return out;
+}
+
+/** The name of a quarantined attribute definition, unless a compiled attribute holds it. */
+function waitingName(dir: Directory, id: Guid): string | undefined {
+  const name = dir.schema.quarantined.find((q) => q.id === id)?.name;
+  return name === undefined || dir.schema.attribute(name) !== undefined ? undefined : name;
 }
 
 function checkExtensionValues(dir: Directory, defs: readonly ObjectRecord[]): Result<null> {

@@ -141,6 +141,24 @@ describe("ghost-object: the class is not yet in this node's schema", () => {
     expect(unwrap(s.node.object(s.ghost, t0Ms)).stage).toBe("deleted");
   });
 
+  it("a child of a ghost (replicated there) is renamed with its parent restated or left out", () => {
+    // The move under a ghost is refused; a PATCH restating the current parent moves nothing
+    // (diff review, twenty-seventh session: it answered ghost-object where {name} passed).
+    const s = setup();
+    const dir = s.node.dir;
+    const x = make(s.node, s.root, "X");
+    const r = dir.get(x)!;
+    const usn = dir.allocateUsn();
+    const placement = { ...r.placement, parent: s.ghost, stamp: dir.stamp(r.placement.stamp, t0Ms, usn) };
+    dir.write({ ...r, placement, usnChanged: usn });
+    expect(outcome(s.node.move(x, { parent: s.ghost }, t0Ms))).toBe("ok");
+    expect(outcome(s.node.move(x, { name: "Y", parent: s.ghost }, t0Ms))).toBe("ok");
+    expect(outcome(s.node.move(x, { name: "Z" }, t0Ms))).toBe("ok");
+    expect(unwrap(s.node.object(x, t0Ms)).path).toBe("/widget/Z");
+    expect(outcome(s.node.move(x, { parent: s.domainControllers }, t0Ms))).toBe("ok");
+    expect(outcome(s.node.move(x, { parent: s.ghost }, t0Ms))).toBe("ghost-object");
+  });
+
   it("a ghost still holds its name among its siblings", () => {
     const s = setup();
     expect(

@@ -174,6 +174,18 @@ describe("moves beside a stored cycle (left by concurrent moves)", () => {
     expect(outcome(n.move(d.b, { parent: e }, t0Ms + 3 * secondMs))).toBe("would-create-cycle");
   });
 
+  it("judges a rename that hands the break on where the object will show, not in /LostAndFound", () => {
+    // B's claim (2 s) breaks the cycle: /LostAndFound/B, A beneath it. Renamed with a claim
+    // dated before A's (this node's clock behind), B hands the break to A and shows under it:
+    // an object named X in /LostAndFound is no rival (diff review, twenty-seventh session).
+    const d = withStoredCycle();
+    const n = d.node;
+    make(n, d.lostAndFound, "X", "organizationalUnit", t0Ms + 3 * secondMs);
+    expect(outcome(n.move(d.b, { name: "X" }, t0Ms + 500))).toBe("ok");
+    expect(unwrap(n.object(d.b, t0Ms + 4 * secondMs)).path).toBe("/LostAndFound/A/X");
+    expect(unwrap(n.object(d.a, t0Ms + 4 * secondMs)).path).toBe("/LostAndFound/A");
+  });
+
   it("reads a bounded number of records: the walks up the stored parents stop at the repeat", () => {
     const d = withStoredCycle();
     const n = d.node;

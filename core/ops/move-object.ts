@@ -80,6 +80,9 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
             `the rename hands the break of a stored cycle to ${breaker.id}, whose name ${breaker.placement.name} is taken in /LostAndFound`,
           );
         }
+        // No longer the breaker, the object shows under its stored parent alone (diff review,
+        // twenty-seventh session: it was judged in /LostAndFound, where it will not show).
+        judged.delete(lostAndFound);
       }
     }
   }
@@ -111,7 +114,9 @@ function resolveNewParent(dir: Directory, raw: unknown, current: Guid | null): R
   }
   // As a create under it is: a parent whose class this node lacks cannot be judged for
   // placement (a move under a ghost passed where a create answered ghost-object; rollback and
-  // schema audit, twenty-sixth session).
+  // schema audit, twenty-sixth session). The current parent restated is no move: a rename
+  // under a ghost is judged as when the parent is left out (diff review, twenty-seventh).
+  if (id === current) return ok(id);
   const known = requireKnownClass(dir, found.value);
   if (!known.ok) return known;
   return ok(id);

@@ -75,6 +75,13 @@ export class Replicator {
     const last = mark?.lastSuccessMs ?? null;
     const refusal = this.refusalOf(partner, last, nowMs, purgeAfterMs);
     if (refusal !== null) {
+      // A cycle left uncompleted before the refusal (an answer lost) may never complete: what
+      // it merged is judged now, as at a source's refusal (diff review, twenty-seventh session).
+      this.resumeAt.delete(partner);
+      if (this.repairCandidates.has(partner)) {
+        this.journalRepairs(partner, nowMs);
+        this.node.markChanged();
+      }
       if (!this.refusedJournaled.has(partner)) {
         this.refusedJournaled.add(partner);
         dir.journal.add(nowMs, "pull-refused", refusal);

@@ -7,30 +7,23 @@
  * journaled again (tombstone audit and attack on the twenty-sixth session's changes).
  * Method: two nodes driven directly; n1 stops pulling from n2 while n2 keeps pulling from n1,
  * with n1's maxTimeApart set to 20 s; journals read after each phase.
+ * Also: a destination whose cycle broke off (an answer lost) and that then refuses the
+ * source for good judges what that cycle merged at the refusal, as at a source's refusal
+ * (diff review, twenty-seventh session: an orphan it merged was never journaled).
  */
 import { describe, expect, it } from "vitest";
 import { DirectoryNode } from "../node/directory-node";
-import { freshDomain, t0Ms, unwrap } from "../testing/node-fixture";
+import { freshDomain, make, t0Ms, unwrap } from "../testing/node-fixture";
+import { pullCycle, type PullCycleEnd } from "../testing/pull-cycle";
 import { seededRandom } from "../testing/seeded-random";
 
 const s = 1000;
 
-/** One pull cycle of `dest` from `source`: how it ended. */
-function pull(source: DirectoryNode, dest: DirectoryNode, now: number): "done" | "dest-refused" | "source-refused" {
-  let req = dest.replicator.pullRequest(source.dir.nodeId, now);
-  if (req === null) return "dest-refused";
-  for (let round = 0; round < 1000; round++) {
-    const answer = source.replicator.respond(req, now);
-    if (answer.type === "refused") {
-      dest.replicator.refusedBy(answer, now);
-      expect(dest.replicator.isPulling(source.dir.nodeId)).toBe(false);
-      return "source-refused";
-    }
-    const next = dest.replicator.receive(answer, now);
-    if (next === null) return "done";
-    req = next;
-  }
-  throw new Error("pull cycle did not end");
+/** One pull cycle of `dest` from `source`: how it ended (a refused cycle is over). */
+function pull(source: DirectoryNode, dest: DirectoryNode, now: number): PullCycleEnd {
+  const end = pullCycle(source, dest, now);
+  if (end === "source-refused") expect(dest.replicator.isPulling(source.dir.nodeId)).toBe(false);
+  return end;
 }
 
 function setApart(n: DirectoryNode, seconds: number, now: number): void {
@@ -71,5 +64,33 @@ describe("a source apart from its partner longer than maxTimeApart", () => {
     expect(again).toEqual(["done", "done", "done", "done", "source-refused"]);
     expect(lines(n1, "pull-refused")).toHaveLength(2);
     expect(lines(n2, "pull-refused")).toHaveLength(2);
+  });
+});
+
+describe("a destination refusing a source after a cycle broke off", () => {
+  it("journals the repairs of what that cycle merged", () => {
+    const d = freshDomain(11);
+    const n1 = d.node;
+    const n2 = DirectoryNode.joining(seededRandom(111));
+    pull(n1, n2, t0Ms);
+    pull(n2, n1, t0Ms);
+    setApart(n1, 20, t0Ms + s);
+    const parent = make(n1, d.root, "P", "organizationalUnit", t0Ms + 2 * s);
+    pull(n1, n2, t0Ms + 3 * s);
+    pull(n2, n1, t0Ms + 3 * s);
+    unwrap(n1.delete(parent, t0Ms + 4 * s));
+    make(n2, parent, "C", "organizationalUnit", t0Ms + 4 * s);
+    make(n2, d.root, "Other", "organizationalUnit", t0Ms + 4 * s);
+    // One batch of one object merged (the orphan first: it sorts before "Other" by USN), then
+    // the cycle is given up, its next answer lost.
+    const req = n1.replicator.pullRequest(n2.dir.nodeId, t0Ms + 5 * s, 1);
+    if (req === null) throw new Error("n1 refused too early");
+    const answer = n2.replicator.respond(req, t0Ms + 5 * s);
+    if (answer.type === "refused") throw new Error("n2 refused too early");
+    expect(n1.replicator.receive(answer, t0Ms + 5 * s)).not.toBeNull();
+    n1.replicator.abandon(n2.dir.nodeId);
+    expect(pull(n2, n1, t0Ms + 30 * s)).toBe("dest-refused");
+    const orphan = unwrap(n1.resolvePath("/LostAndFound/C", t0Ms + 31 * s)).id;
+    expect(lines(n1, "repair").filter((l) => l.startsWith(orphan))).toHaveLength(1);
   });
 });
