@@ -186,6 +186,32 @@ describe("moves beside a stored cycle (left by concurrent moves)", () => {
     expect(unwrap(n.object(d.a, t0Ms + 4 * secondMs)).path).toBe("/LostAndFound/A");
   });
 
+  it("judges the breaker's name under its stored parent when the write ends its break", () => {
+    // B breaks the cycle (/LostAndFound/B, A beneath it); a child of A is named b. Moving A
+    // out of the cycle dissolves it, and renaming A in place makes A the breaker: either way B
+    // goes back under A, beside b, a CNF pair a local write made (naming audit, twenty-seventh
+    // session). Refused name-in-use; without b both writes pass.
+    const d = freshDomain();
+    const n = d.node;
+    const a = make(n, d.root, "A");
+    const b = make(n, d.root, "B");
+    unwrap(n.move(a, { parent: b }, t0Ms + secondMs));
+    const b2 = make(n, a, "b", "organizationalUnit", t0Ms + secondMs);
+    // B's move under A, made elsewhere before b existed there, arrives.
+    const rb = n.dir.get(b)!;
+    const usn = n.dir.allocateUsn();
+    const stamp = n.dir.stamp(rb.placement.stamp, t0Ms + 2 * secondMs, usn);
+    n.dir.write({ ...rb, placement: { ...rb.placement, parent: a, stamp }, usnChanged: usn });
+    expect(unwrap(n.object(b2, t0Ms + 3 * secondMs)).path).toBe("/LostAndFound/B/A/b");
+    expect(outcome(n.move(a, { parent: d.root }, t0Ms + 4 * secondMs))).toBe("name-in-use");
+    expect(outcome(n.move(a, { name: "A2" }, t0Ms + 4 * secondMs))).toBe("name-in-use");
+    unwrap(n.move(b2, { name: "c" }, t0Ms + 5 * secondMs));
+    expect(outcome(n.move(a, { name: "A2" }, t0Ms + 6 * secondMs))).toBe("ok");
+    expect(unwrap(n.object(b, t0Ms + 6 * secondMs)).path).toBe("/LostAndFound/A2/B");
+    expect(outcome(n.move(b, { parent: d.root }, t0Ms + 7 * secondMs))).toBe("ok");
+    expect(unwrap(n.object(a, t0Ms + 7 * secondMs)).path).toBe("/B/A2");
+  });
+
   it("reads a bounded number of records: the walks up the stored parents stop at the repeat", () => {
     const d = withStoredCycle();
     const n = d.node;

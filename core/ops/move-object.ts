@@ -3,6 +3,7 @@ import { definitionClasses } from "../directory";
 import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
+import type { ObjectRecord } from "../store/record";
 import { parseGuid } from "../guid";
 import { validateObjectName } from "../naming";
 import { isRoot, requireKnownClass, requireObject, requireWritable } from "./gates";
@@ -63,16 +64,23 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
   const judged = new Set<Guid>([newParent]);
   const lostAndFound = dir.landmarks()?.lostAndFound ?? null;
   let leaving: ReadonlySet<Guid> | undefined;
-  if (inPlace) {
-    judged.add(view.of(record).effectiveParent ?? newParent);
-    const cycle = aliveStoredCycle(dir, record);
-    if (lostAndFound !== null && cycle !== null) {
+  if (inPlace) judged.add(view.of(record).effectiveParent ?? newParent);
+  const cycle = lostAndFound === null ? null : aliveStoredCycle(dir, record);
+  if (lostAndFound !== null && cycle !== null) {
+    const breakerNow = cycleBreakerWith(dir, record, record.placement.stamp, cycle);
+    // The breaker until this write, when another member, goes back under its stored parent
+    // if the write ends its break: a move out of the cycle dissolves it, a rename making
+    // this object the breaker takes the role (diff review and naming audit, twenty-seventh
+    // session: it showed as a CNF beside a same-named child there, a pair a local write made).
+    let returning: ObjectRecord | null = inPlace || breakerNow.id === record.id ? null : breakerNow;
+    if (inPlace) {
       const claim = dir.stamp(record.placement.stamp, atMs, dir.usn + 1);
       const breaker = cycleBreakerWith(dir, record, claim, cycle);
       if (breaker.id === record.id) {
         judged.add(lostAndFound);
         leaving = new Set(cycle);
-      } else if (cycleBreakerWith(dir, record, record.placement.stamp, cycle).id === record.id) {
+        if (breakerNow.id !== record.id) returning = breakerNow;
+      } else if (breakerNow.id === record.id) {
         const others = new Set([record.id, ...cycle.filter((m) => m !== breaker.id)]);
         if (view.nameTaken(lostAndFound, breaker.placement.name, breaker.id, others)) {
           return refuse(
@@ -84,6 +92,13 @@ export function moveObject(dir: Directory, id: Guid, req: MoveRequest, atMs: num
         // twenty-seventh session: it was judged in /LostAndFound, where it will not show).
         judged.delete(lostAndFound);
       }
+    }
+    const home = returning?.placement.parent ?? null;
+    if (returning !== null && home !== null && view.nameTaken(home, returning.placement.name, returning.id)) {
+      return refuse(
+        "name-in-use",
+        `the write ends the break of a stored cycle: ${returning.id} goes back under ${home}, where its name ${returning.placement.name} is taken`,
+      );
     }
   }
   for (const parent of judged) {

@@ -31,6 +31,11 @@ function pair(seed: number) {
   return { d, n1: d.node, n2 };
 }
 
+function sync(a: DirectoryNode, b: DirectoryNode, now: number): void {
+  pull(a, b, now);
+  pull(b, a, now);
+}
+
 const lines = (n: DirectoryNode, kind: string) => n.journal().filter((r) => r.kind === kind).map((r) => r.detail);
 
 /**
@@ -176,6 +181,61 @@ describe("repair lines (diff review, twenty-sixth session)", () => {
     expect(lines(n2, "repair")).toEqual([
       `${b}: CNF name, shown as /XA CNF:${b}`,
       `${b}: CNF name, shown as /WC CNF:${b}`,
+    ]);
+  });
+});
+
+describe("repair lines (naming audit, twenty-seventh session)", () => {
+  /**
+   * A cycle A <-> C broken at A (the later claim) on both nodes; n1 also holds a child of C
+   * named like A, made before A's move reached it, which n2 never saw. n2 then ends the break
+   * (`end`): A goes back under C beside that child on n1, through a merge of C alone.
+   */
+  function breakEndedBesideChild(seed: number, end: (n2: DirectoryNode, c: Guid, at: number) => void) {
+    const { d, n1, n2 } = pair(seed);
+    const a = make(n1, d.root, "Ay", "organizationalUnit", t0Ms + 1000);
+    const c = make(n1, d.root, "Cee", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 1500);
+    unwrap(n1.move(c, { parent: a }, t0Ms + 2000));
+    unwrap(n2.move(a, { parent: c }, t0Ms + 2500));
+    pull(n1, n2, t0Ms + 3000);
+    const y = make(n1, c, "ay", "organizationalUnit", t0Ms + 3500);
+    pull(n2, n1, t0Ms + 4000);
+    expect(unwrap(n1.object(a, t0Ms + 4000)).path).toBe("/LostAndFound/Ay");
+    end(n2, c, t0Ms + 5000);
+    pull(n2, n1, t0Ms + 6000);
+    return { n1, a, y };
+  }
+
+  it("name the CNF a move dissolving a cycle makes beside the breaker's new home", () => {
+    const { n1, a, y } = breakEndedBesideChild(31, (n2, c, at) => unwrap(n2.move(c, { parent: n2.dir.landmarks()!.root! }, at)));
+    expect(unwrap(n1.object(a, t0Ms + 6000)).path).toBe("/Cee/Ay");
+    expect(unwrap(n1.object(y, t0Ms + 6000)).path).toBe(`/Cee/ay CNF:${y}`);
+    expect(lines(n1, "repair")).toContain(`${y}: CNF name, shown as /Cee/ay CNF:${y}`);
+  });
+
+  it("name the CNF a rename taking a cycle's break makes beside the old breaker's home", () => {
+    const { n1, a, y } = breakEndedBesideChild(32, (n2, c, at) => unwrap(n2.move(c, { name: "Cee2" }, at)));
+    expect(unwrap(n1.object(a, t0Ms + 6000)).path).toBe("/LostAndFound/Cee2/Ay");
+    expect(lines(n1, "repair")).toContain(`${y}: CNF name, shown as /LostAndFound/Cee2/ay CNF:${y}`);
+  });
+
+  it("name a CNF again when it comes back after a merge ended it", () => {
+    const { d, n1, n2 } = pair(33);
+    const a = make(n1, d.root, "Xa", "organizationalUnit", t0Ms + 1000);
+    const b = make(n2, d.root, "XA", "organizationalUnit", t0Ms + 2000);
+    sync(n1, n2, t0Ms + 3000);
+    unwrap(n1.move(a, { name: "Ya" }, t0Ms + 4000));
+    sync(n1, n2, t0Ms + 5000);
+    expect(unwrap(n2.object(b, t0Ms + 5000)).path).toBe("/XA");
+    unwrap(n1.move(b, { name: "W" }, t0Ms + 6000));
+    unwrap(n1.move(a, { name: "Xa" }, t0Ms + 6500));
+    unwrap(n2.move(b, { name: "xA" }, t0Ms + 7000));
+    sync(n1, n2, t0Ms + 8000);
+    expect(unwrap(n2.object(b, t0Ms + 8000)).path).toBe(`/xA CNF:${b}`);
+    expect(lines(n2, "repair").filter((l) => l.startsWith(`${b}: CNF name`))).toEqual([
+      `${b}: CNF name, shown as /XA CNF:${b}`,
+      `${b}: CNF name, shown as /xA CNF:${b}`,
     ]);
   });
 });

@@ -1,6 +1,6 @@
 import type { Guid } from "../guid";
 import type { DirectoryNode } from "../node/directory-node";
-import type { ObjectRecord } from "../store/record";
+import type { ObjectRecord, Placement } from "../store/record";
 import { fold } from "../naming";
 import { EffectiveView } from "../view/effective-view";
 import { aliveStoredCycle } from "../view/placement-repair";
@@ -249,6 +249,7 @@ export class Replicator {
     if (cycle === undefined || cycle.requestId !== batch.requestId) return null;
     const dir = this.node.dir;
     if (batch.utd !== null) this.checkRollback(batch.utd, nowMs);
+    const before = this.placementsBefore(batch);
     const outcome = applyBatch(dir, batch, nowMs);
     // Until this boot completes a cycle with the source, records that change nothing are
     // noted too: a cycle walked again after a restart of this node sends what the lost boot
@@ -258,7 +259,7 @@ export class Replicator {
     // restart (diff review, twenty-sixth session). Otherwise a batch that changed nothing made
     // no repair, and most received batches change nothing once replicas keep up.
     if (outcome.applied > 0 || !this.completedThisBoot.has(batch.from) || this.judgingPendingBesides(batch.from)) {
-      this.noteRepairCandidates(batch);
+      this.noteRepairCandidates(batch, before);
     }
     this.node.markChanged();
     if (batch.more) {
@@ -327,7 +328,25 @@ export class Replicator {
    * repairs judged per batch were journaled that the cycle's end undid (journal audit,
    * twenty-fifth session), while repairs of held records were never journaled.
    */
-  private noteRepairCandidates(batch: PullBatch): void {
+  /**
+   * Where the records a batch's placement deltas name stood before the merge, with the stored
+   * cycle each was in: a record the merge moves leaves its same-named siblings there (a CNF
+   * it made ends) and the members of that cycle (the breaker goes back home, maybe beside a
+   * same-named child: naming audit, twenty-seventh session, journaled nowhere before).
+   */
+  private placementsBefore(batch: PullBatch): Map<Guid, PlacementBefore> {
+    const dir = this.node.dir;
+    const out = new Map<Guid, PlacementBefore>();
+    for (const delta of batch.deltas) {
+      if (delta.placement === null) continue;
+      const record = dir.get(delta.id);
+      if (record === undefined || record.existence.stage !== "alive") continue;
+      out.set(record.id, { placement: record.placement, cycle: aliveStoredCycle(dir, record) });
+    }
+    return out;
+  }
+
+  private noteRepairCandidates(batch: PullBatch, before: ReadonlyMap<Guid, PlacementBefore>): void {
     const dir = this.node.dir;
     let candidates = this.repairCandidates.get(batch.from);
     if (candidates === undefined) {
@@ -341,6 +360,20 @@ export class Replicator {
       const record = dir.get(delta.id);
       if (record === undefined) continue;
       candidates.add(record.id);
+      const was = before.get(record.id);
+      const moved = was !== undefined && (was.placement.parent !== record.placement.parent || was.placement.name !== record.placement.name);
+      if (was !== undefined && moved) {
+        const { parent, name } = was.placement;
+        if (parent !== null) for (const sibling of dir.store.aliveNamed(parent, fold(name))) candidates.add(sibling);
+        // A member of the cycle left is back under its stored parent if the break ended,
+        // beside that parent's children of its name.
+        for (const member of was.cycle ?? []) {
+          candidates.add(member);
+          const m = dir.get(member);
+          if (m === undefined || m.placement.parent === null) continue;
+          for (const sibling of dir.store.aliveNamed(m.placement.parent, fold(m.placement.name))) candidates.add(sibling);
+        }
+      }
       // The children of a record that died are orphans now; those of one whose existence
       // arrived alive (a restore, an arrival above its children) are back under it, beside
       // each other (a CNF pair made there was journaled nowhere; diff review, twenty-sixth
@@ -420,4 +453,10 @@ export class Replicator {
     }
   }
 
+}
+
+/** A record's placement before a batch's merge, and the stored cycle it was in then. */
+interface PlacementBefore {
+  readonly placement: Placement;
+  readonly cycle: readonly Guid[] | null;
 }
