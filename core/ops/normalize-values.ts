@@ -5,7 +5,7 @@ import type { AttributeDef } from "../schema";
 import type { Meta, ValueAtom } from "../store/record";
 import type { Matching } from "../syntax";
 import { limits } from "../limits";
-import { fold } from "../naming";
+import { compareCodePoints, fold } from "../naming";
 import { attachedFacetsAttribute } from "../schema";
 import { matchKey, parseValue } from "../syntax";
 
@@ -186,7 +186,14 @@ function normalizeMeta(
     }
     if (values.length > 0) out[metaAttr.name] = values.sort();
   }
-  return ok(Object.keys(out).length === 0 ? null : out);
+  // Keys in canonical-name order, whatever the spelling given (sorted by the raw keys, a
+  // rewrite spelling a key in another case reordered them and restamped an unchanged value:
+  // merge audit, twenty-seventh session).
+  const names = Object.keys(out).sort(compareCodePoints);
+  if (names.length === 0) return ok(null);
+  const sorted: Record<string, string[]> = {};
+  for (const name of names) sorted[name] = out[name]!;
+  return ok(sorted);
 }
 
 /**
@@ -214,5 +221,12 @@ function heldUnchanged(
 }
 
 export function sameMeta(a: Meta | null, b: Meta | null): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  if (a === null || b === null) return a === b;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => {
+    const x = a[k];
+    const y = b[k];
+    return x !== undefined && y !== undefined && x.length === y.length && x.every((v, i) => v === y[i]);
+  });
 }

@@ -5,6 +5,7 @@ import type { Result } from "../errors";
 import type { Guid } from "../guid";
 import type { ObjectRecord } from "../store/record";
 import { lifeOf } from "../store/record";
+import { fold } from "../naming";
 import { requireWritable } from "./gates";
 import type { ValueInput } from "./normalize-values";
 import { prepareAttributes } from "./prepare-attributes";
@@ -39,9 +40,21 @@ export function putAttribute(
   };
   const life = lifeOf(record.existence);
   const result = replaceValues(record.attrs.get(write.attr.name), write.values, stamp, life);
-  if (!result.changed) return ok(null);
   const attrs = new Map(record.attrs);
-  attrs.set(write.attr.name, result.atoms);
+  let changed = result.changed;
+  if (result.changed) attrs.set(write.attr.name, result.atoms);
+  // Values stored under another casing of the name (one wire name defined in two casings on
+  // two nodes at once; the lowest id won) render as this attribute's, so they are replaced
+  // with it: a PUT of [] left them for good (merge audit, twenty-seventh session).
+  const folded = fold(write.attr.name);
+  for (const [stored, atoms] of record.attrs) {
+    if (stored === write.attr.name || fold(stored) !== folded) continue;
+    const twin = replaceValues(atoms, [], stamp, life);
+    if (!twin.changed) continue;
+    attrs.set(stored, twin.atoms);
+    changed = true;
+  }
+  if (!changed) return ok(null);
   const next: ObjectRecord = { ...record, attrs, usnChanged: usn };
   dir.write(next);
   return ok(null);

@@ -4,7 +4,8 @@
  * write a value through their own definition; after the merge the lowest id wins, the other
  * waits quarantined, and the record holds values under both stored spellings. Both render
  * under the winner's name, and their order was each node's arrival order (multi-valued audit,
- * twenty-fifth session).
+ * twenty-fifth session). A PUT replaces the values under both spellings: PUT [] left those
+ * under the losing one for good (merge audit, twenty-seventh session).
  * Method: two nodes, each writing through its own definition, meshed by pulls; the rendered
  * attributes of the object are compared between the nodes.
  */
@@ -62,5 +63,22 @@ describe("values under two casings of one attribute name", () => {
     const twins = rendered(a).filter(([name]) => String(name).toLowerCase() === "org.audit-tag");
     expect(twins).toHaveLength(2);
     expect(rendered(b)).toEqual(rendered(a));
+    // A PUT through either spelling replaces both; on every node once they meet.
+    const tagValues = (n: DirectoryNode) =>
+      rendered(n)
+        .filter(([name]) => String(name).toLowerCase() === "org.audit-tag")
+        .flatMap(([, values]) => values as string[])
+        .sort();
+    expect(tagValues(a)).toEqual(["one", "two"]);
+    unwrap(a.putAttribute(x, "org.audit-TAG", ["three"], t));
+    expect(tagValues(a)).toEqual(["three"]);
+    t += secondMs;
+    mesh(a, b, t);
+    expect(tagValues(b)).toEqual(["three"]);
+    t += secondMs;
+    unwrap(b.putAttribute(x, "org.audit-tag", [], t));
+    mesh(a, b, t);
+    expect(tagValues(a)).toEqual([]);
+    expect(tagValues(b)).toEqual([]);
   });
 });
