@@ -230,6 +230,10 @@ describe("npm run sim", () => {
       [["--scenario", "scenarios/lww-clock-skew.scn", "--seed", "1", "--seed", "2"], /--seed given twice \(1 and 2\)/u],
       [["--scenario", "scenarios/lww-clock-skew.scn", "--seed", "1", "--seeds", "2..3"], /give --seed N or --seeds A\.\.B, not both/u],
       [["--scenario", "scenarios/lww-clock-skew.scn", "--trace", "--node", "2"], /bad --node 2/u],
+      // Printed an empty timeline and passed (determinism audit, twenty-seventh session).
+      [["--scenario", "scenarios/lww-clock-skew.scn", "--trace", "--node", "n9"], /--node n9: the scenario has nodes n1\.\.n3/u],
+      // An internal error of the simulator's clock, exit 3 (same audit).
+      [["--preset", "chaos", "--safety", "99999999999999999999h"], /bad --safety 99999999999999999999h/u],
       [["--preset", "chaos", "--nodes", "1"], /--nodes 1: the chaos preset partitions the network/u],
       // Refused before minutes of shrinking, not after.
       [["--swarm", "--seeds", "1..2", "--shrink", "--out", "/nonexistent-dir/x.scn"], /--out \/nonexistent-dir\/x\.scn: cannot write/u],

@@ -22,7 +22,7 @@ import { parseScenario } from "./scenario/parse-scenario";
 import { ScenarioSyntaxError } from "./scenario/tokenize";
 import { parseDuration } from "./scenario/parse-values";
 import { printScenario } from "./scenario/print-scenario";
-import { runTwice, summarize, summaryLine, timeline, verdictLine } from "./scenario/report";
+import { RangeTally, runTwice, summaryLine, timeline, verdictLine } from "./scenario/report";
 import type { RunReport } from "./scenario/run-scenario";
 import { runScenario } from "./scenario/run-scenario";
 import type { Scenario, SeedRange } from "./scenario/scenario";
@@ -99,8 +99,8 @@ async function watchingInterrupts<T>(body: (between: () => Promise<boolean>) => 
 }
 
 /** The summary of the seeds a SIGINT let run, marked, then the Interrupted exit. */
-function interrupted(name: string, range: SeedRange, last: number, reports: readonly RunReport[], started: number): never {
-  const line = summaryLine(name, `${range.from}..${last}`, summarize(reports), performance.now() - started);
+function interrupted(name: string, range: SeedRange, last: number, tally: RangeTally, started: number): never {
+  const line = summaryLine(name, `${range.from}..${last}`, tally.summary(), performance.now() - started);
   console.log(`INTERRUPTED after seed ${last} of ${range.from}..${range.to}: ${line}`);
   throw new Interrupted();
 }
@@ -221,6 +221,12 @@ function runOne(s: Scenario, seed: number, args: Args, single: boolean): RunRepo
     const only = args.values.get("--node");
     const mine =
       only === undefined ? full.trace : full.trace.filter((l) => l.includes(` node=${only} `));
+    // A swarm seed draws its own node count: say so rather than print nothing.
+    if (only !== undefined && Number(only.slice(1)) > s.nodes) console.log(`-- --node ${only}: this seed has nodes n1..n${s.nodes}`);
+    // The timeline is a run of its own: it must be the run the verdict is about.
+    if (full.traceHash !== report.traceHash) {
+      console.log(`-- this timeline's run hashed ${full.traceHash}, the verdict's ${report.traceHash}: the seed does not replay (try --replay)`);
+    }
     const lines = keepTrace ? mine : mine.slice(-200);
     console.log(
       `-- timeline (${keepTrace ? "full trace" : "last 200 events"}; virtual time, node, event, detail)`,
@@ -241,26 +247,35 @@ function progressOf(label: string, range: SeedRange): SeedProgress | null {
   return total > 1 ? new SeedProgress(label, total, () => performance.now(), process.stderr) : null;
 }
 
+/** `--node` must name one of the scenario's nodes (an unknown one printed an empty timeline). */
+function checkNode(s: Scenario, args: Args): void {
+  const node = args.values.get("--node");
+  if (node !== undefined && Number(node.slice(1)) > s.nodes) {
+    throw new UsageError(`--node ${node}: the scenario has nodes n1..n${s.nodes}`);
+  }
+}
+
 async function runRange(s: Scenario, range: SeedRange, args: Args): Promise<boolean> {
+  checkNode(s, args);
   const started = performance.now();
-  const reports: RunReport[] = [];
+  const tally = new RangeTally();
   const single = range.from === range.to;
   const progress = progressOf(s.name, range);
   const seeds = async (between: () => Promise<boolean>): Promise<void> => {
     for (let seed = range.from; seed <= range.to; seed++) {
       const report = runOne(s, seed, args, single);
-      reports.push(report);
+      tally.add(report);
       progress?.note(report.pass);
       if (await between()) {
         progress?.end();
-        interrupted(s.name, range, seed, reports, started);
+        interrupted(s.name, range, seed, tally, started);
       }
     }
   };
   // One seed keeps SIGINT's default: it stops at once.
   await (single ? seeds(async () => false) : watchingInterrupts(seeds));
   progress?.end();
-  const summary = summarize(reports);
+  const summary = tally.summary();
   if (!single) {
     const seeds = `${range.from}..${range.to}`;
     console.log(summaryLine(s.name, seeds, summary, performance.now() - started));
@@ -275,7 +290,7 @@ async function runSwarm(range: SeedRange, args: Args): Promise<boolean> {
     return await shrinkFirstFailing("swarm", range, (seed) => asAsked(swarmScenario(seed, preset as PresetName | null), args), args);
   }
   const started = performance.now();
-  const reports: RunReport[] = [];
+  const tally = new RangeTally();
   const progress = progressOf("swarm", range);
   const single = range.from === range.to;
   const seeds = async (between: () => Promise<boolean>): Promise<void> => {
@@ -284,17 +299,22 @@ async function runSwarm(range: SeedRange, args: Args): Promise<boolean> {
       // Printed with its seed, so that running the file runs this seed.
       if (args.flags.has("--print")) console.log(printScenario({ ...s, seeds: { from: seed, to: seed } }));
       const report = runOne(s, seed, args, single);
-      reports.push(report);
+      tally.add(report);
+      if (!report.pass) {
+        const presetArg = preset === null ? "" : ` --preset ${preset}`;
+        const wire = args.flags.has("--wire") ? " --wire" : "";
+        console.log(`reproduce: npm run sim -- --swarm${presetArg} --seed ${seed}${wire} (--print shows its scenario, --shrink a small one)`);
+      }
       progress?.note(report.pass);
       if (await between()) {
         progress?.end();
-        interrupted("swarm", range, seed, reports, started);
+        interrupted("swarm", range, seed, tally, started);
       }
     }
   };
   await (single ? seeds(async () => false) : watchingInterrupts(seeds));
   progress?.end();
-  const summary = summarize(reports);
+  const summary = tally.summary();
   console.log(
     summaryLine("swarm", `${range.from}..${range.to}`, summary, performance.now() - started),
   );

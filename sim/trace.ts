@@ -105,6 +105,8 @@ export class Trace {
   private readonly ringDetail: string[];
   private readonly all: string[] | null;
   private count = 0;
+  /** The hash after every `checkpointLines` lines: where two runs first differ, roughly. */
+  private readonly marks: string[] = [];
 
   constructor(private readonly options: TraceOptions = defaultTraceOptions) {
     assert(options.ringLines >= 1, "trace ring holds at least one line");
@@ -137,11 +139,17 @@ export class Trace {
     this.ringEvent[slot] = event;
     this.ringDetail[slot] = detail;
     this.count++;
+    if (this.count % checkpointLines === 0) this.marks.push(h.hex());
     if (this.all !== null || this.options.echo !== undefined) {
       const line = formatLine(tMs, node, event, detail);
       this.all?.push(line);
       this.options.echo?.(line);
     }
+  }
+
+  /** The hash after each `checkpointLines` lines so far. */
+  checkpoints(): readonly string[] {
+    return this.marks;
   }
 
   /** Hash of every line so far, as 16 hex digits. */
@@ -172,6 +180,19 @@ export class Trace {
     assert(this.all !== null, "trace lines need keepAll");
     return this.all;
   }
+}
+
+/** Lines between two hash checkpoints of a trace. */
+export const checkpointLines = 1024;
+
+/**
+ * The lines two runs first differ within, from their checkpoints: [from, to), `to` null
+ * when they agree at every checkpoint both reached (the difference is after the last).
+ */
+export function divergentWindow(a: readonly string[], b: readonly string[]): { from: number; to: number | null } {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return { from: i * checkpointLines, to: (i + 1) * checkpointLines };
+  return { from: n * checkpointLines, to: null };
 }
 
 export function formatLine(tMs: number, node: string, event: string, detail: string): string {

@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from "node:fs";
+import { assert } from "../../core/assert";
 import { expect, it } from "vitest";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,8 +23,21 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
  */
 export const batteryTimeoutMs = 900_000;
 
-/** Seeds per scenario in CI; SIM_SEEDS overrides it for a quick local pass. */
-export const batterySeeds = Number(process.env["SIM_SEEDS"] ?? 200);
+/**
+ * Seeds per scenario in CI; SIM_SEEDS overrides it for a quick local pass. Anything but a
+ * positive whole number is refused: `SIM_SEEDS=abc` or an empty one made every battery test
+ * pass on no seed at all (determinism audit, twenty-seventh session).
+ */
+export const batterySeeds = seedsOf(process.env["SIM_SEEDS"]);
+
+export function seedsOf(raw: string | undefined): number {
+  if (raw === undefined) return 200;
+  const n = /^[0-9]+$/u.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new Error(`SIM_SEEDS must be a positive whole number of seeds per scenario, not ${JSON.stringify(raw)}`);
+  }
+  return n;
+}
 
 /** One scenario file's seeds in one battery test file. */
 export interface BatteryEntry {
@@ -107,6 +121,8 @@ export interface BatteryOutcome {
 
 /** Every seed of the range, each run twice; failures as readable text. */
 export function runBattery(s: Scenario, from: number, to: number): BatteryOutcome {
+  // A battery of no seed passes by running nothing.
+  assert(Number.isSafeInteger(from) && Number.isSafeInteger(to) && from >= 1 && to >= from, `a battery runs seeds ${from}..${to}`);
   const failures: string[] = [];
   const reports: RunReport[] = [];
   for (let seed = from; seed <= to; seed++) {

@@ -297,6 +297,11 @@ describe("refusals name the line", () => {
     [`${header}at 30s heal-network\n`, /line 5: step after the safety phase/],
     [`${header}at 5s n4 gc\n`, /line 5: unknown node n4/],
     [`${header}at 5x heal-network\n`, /line 5: bad duration 5x/],
+    // Past 2^53 ms the simulator's clock broke; past 2^53 a seed read as its neighbour and its
+    // range never ended; `0x2` read as 2 (determinism audit, twenty-seventh session).
+    [`${header}liveness 10000000000000s\n`, /line 5: bad duration 10000000000000s \(.*at most 2\^50 ms\)/],
+    [`${header}seeds 9007199254740993\n`, /line 5: seed 9007199254740993 is beyond 9007199254740991/],
+    [`scenario t\nchecks DESIGN x\nnodes 0x2\nsafety 20s\n`, /line 3: expected an integer in .*, got 0x2/],
     [`${header}at 5s n1 create / "open user\n`, /line 5: unterminated string/],
     [`${header}at 5s n1 create / A user -> nope\n`, /line 5: unknown outcome nope/],
     [`${header}expect stage @A gone\n`, /line 5: stage is alive\|deleted\|shredded\|absent/],

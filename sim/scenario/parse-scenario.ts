@@ -516,6 +516,8 @@ function parseSeedRange(text: string, line: number): SeedRange {
   if (m === null) throw new ScenarioSyntaxError(line, `bad seed range ${text} (N or A..B)`);
   const from = Number(m[1]);
   const to = m[2] === undefined ? from : Number(m[2]);
+  // Past 2^53 a seed reads as its neighbour and the range never ends (determinism audit).
+  if (!Number.isSafeInteger(to)) throw new ScenarioSyntaxError(line, `seed ${text} is beyond ${Number.MAX_SAFE_INTEGER}`);
   if (to < from) throw new ScenarioSyntaxError(line, `empty seed range ${text}`);
   return { from, to };
 }

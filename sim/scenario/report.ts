@@ -1,4 +1,4 @@
-import { firstDivergence } from "../trace";
+import { divergentWindow, firstDivergence } from "../trace";
 import type { RunReport } from "./run-scenario";
 import { runScenario } from "./run-scenario";
 import type { Scenario } from "./scenario";
@@ -43,14 +43,33 @@ export function runTwice(s: Scenario, seed: number): ReplayCheck {
   const first = runScenario(s, { seed });
   const second = runScenario(s, { seed });
   if (first.traceHash === second.traceHash) return { report: first, divergence: null };
-  const a = runScenario(s, { seed, keepTrace: true });
-  const b = runScenario(s, { seed, keepTrace: true });
+  const rerun = (): RunReport => runScenario(s, { seed, keepTrace: true });
+  return { report: first, divergence: `seed ${seed} does not replay: ${divergenceOf(first, second, rerun)}` };
+}
+
+/**
+ * Where two runs of one seed differ. Their checkpoints bound the lines; two more runs keep
+ * every line. When those two differ, their first differing line is shown. When they agree,
+ * what differed depended on the process's state, not the seed (say, a first run in a process
+ * behaving unlike the later ones): the window and which first run the re-runs agree with say
+ * where to look (determinism audit, twenty-seventh session: "hashes differ but kept traces
+ * agree" named no event).
+ */
+export function divergenceOf(first: RunReport, second: RunReport, rerun: () => RunReport): string {
+  const w = divergentWindow(first.traceCheckpoints, second.traceCheckpoints);
+  const window = w.to === null ? `after line ${w.from}` : `within lines ${w.from}..${w.to - 1}`;
+  const a = rerun();
+  const b = rerun();
   const d = firstDivergence(a.trace, b.trace);
-  const where =
-    d === null
-      ? "hashes differ but kept traces agree"
-      : `line ${d.index}: ${d.a ?? "<end>"} | ${d.b ?? "<end>"}`;
-  return { report: first, divergence: `seed ${seed} does not replay: ${where}` };
+  if (d !== null) return `line ${d.index}: ${d.a ?? "<end>"} | ${d.b ?? "<end>"} (runs 1 and 2 differ ${window})`;
+  const like = (r: RunReport): string =>
+    r.traceHash === first.traceHash ? "run 1" : r.traceHash === second.traceHash ? "run 2" : "neither";
+  const at = a.trace[w.from];
+  return (
+    `runs 1 and 2 differ ${window}; two more runs agree with each other and with ${like(a)}, so the ` +
+    `difference depends on the process's state, not the seed` +
+    (at === undefined ? "" : `; line ${w.from} of the re-runs: ${at}`)
+  );
 }
 
 export interface RangeSummary {
@@ -67,23 +86,50 @@ export interface RangeSummary {
   readonly vectorEntriesMax: number;
 }
 
-export function summarize(reports: readonly RunReport[]): RangeSummary {
-  const converged = reports.filter((r) => r.rounds !== null);
-  const mean = (xs: readonly number[]): number =>
-    xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length;
-  const rounds = converged.map((r) => r.rounds ?? 0);
-  const times = converged.map((r) => r.convergedAfterMs ?? 0);
-  return {
-    runs: reports.length,
-    failed: reports.filter((r) => !r.pass).map((r) => r.seed),
-    converged: converged.length,
-    roundsMax: rounds.reduce((a, b) => Math.max(a, b), 0),
-    roundsMean: mean(rounds),
-    convergeMeanMs: mean(times),
-    convergeMaxMs: times.reduce((a, b) => Math.max(a, b), 0),
-    eventsMean: mean(reports.map((r) => r.events)),
-    vectorEntriesMax: reports.reduce((m, r) => Math.max(m, r.vectorEntries), 0),
-  };
+/**
+ * A range's summary built seed by seed: a long range or swarm keeps these figures, not its
+ * reports (each holds its trace's tail, ~50 KB: 75,000 seeds filled a 4 GB heap and the
+ * summary was lost to the crash; determinism audit, twenty-seventh session).
+ */
+export class RangeTally {
+  private runs = 0;
+  private readonly failed: number[] = [];
+  private converged = 0;
+  private roundsMax = 0;
+  private roundsSum = 0;
+  private convergeSumMs = 0;
+  private convergeMaxMs = 0;
+  private eventsSum = 0;
+  private vectorEntriesMax = 0;
+
+  add(r: RunReport): void {
+    this.runs++;
+    if (!r.pass) this.failed.push(r.seed);
+    this.eventsSum += r.events;
+    this.vectorEntriesMax = Math.max(this.vectorEntriesMax, r.vectorEntries);
+    if (r.rounds === null) return;
+    this.converged++;
+    this.roundsMax = Math.max(this.roundsMax, r.rounds);
+    this.roundsSum += r.rounds;
+    const ms = r.convergedAfterMs ?? 0;
+    this.convergeSumMs += ms;
+    this.convergeMaxMs = Math.max(this.convergeMaxMs, ms);
+  }
+
+  summary(): RangeSummary {
+    const mean = (sum: number, n: number): number => (n === 0 ? 0 : sum / n);
+    return {
+      runs: this.runs,
+      failed: [...this.failed],
+      converged: this.converged,
+      roundsMax: this.roundsMax,
+      roundsMean: mean(this.roundsSum, this.converged),
+      convergeMeanMs: mean(this.convergeSumMs, this.converged),
+      convergeMaxMs: this.convergeMaxMs,
+      eventsMean: mean(this.eventsSum, this.runs),
+      vectorEntriesMax: this.vectorEntriesMax,
+    };
+  }
 }
 
 export function summaryLine(

@@ -41,6 +41,8 @@ export interface RunReport {
   readonly convergedAfterMs: number | null;
   readonly events: number;
   readonly traceHash: string;
+  /** The trace's hash after every `checkpointLines` lines (sim/trace.ts). */
+  readonly traceCheckpoints: readonly string[];
   /** The ring of last trace lines, or every line with keepTrace. */
   readonly trace: readonly string[];
   readonly virtualMs: number;
@@ -100,6 +102,7 @@ export function runScenario(s: Scenario, options: RunOptions): RunReport {
     convergedAfterMs: run.converged === null ? null : run.converged.atMs - run.healMs,
     events: world.events,
     traceHash: world.trace.hashHex(),
+    traceCheckpoints: world.trace.checkpoints(),
     trace,
     virtualMs: world.timeMs,
     outcomes: run.dw.ledger.outcomes,
