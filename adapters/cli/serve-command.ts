@@ -73,6 +73,10 @@ export async function serveCommand(args: readonly string[]): Promise<number> {
   // A port in use is found before storage opens: a refused start used to mint the domain (or
   // re-mint the invocation and append a record) and only then fail to listen.
   await probeListen(bind.host, bind.port);
+  // Every file the daemon's process makes is the owner's alone, LevelDB's too (it opens its
+  // files with the process umask, 0644 under the usual 022; HTTP audit, twenty-seventh
+  // session).
+  process.umask(0o077);
   const daemon = await Daemon.open({
     dataDir,
     boot: flags["create-if-missing"] === true ? "either" : "existing",

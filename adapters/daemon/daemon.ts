@@ -217,7 +217,7 @@ export class Daemon {
     try {
       await this.commits.whenDurable();
     } catch (error) {
-      if (error instanceof StorageDeadError) return storageDead(error.reason);
+      if (error instanceof StorageDeadError) return storageDead(error.reason, "own-commit");
       throw error;
     }
     return result;
@@ -279,7 +279,8 @@ export class Daemon {
 
   /** The storage-dead refusal once the store died (null while it lives). */
   private deadStorage(): DriverRefusal | null {
-    return this.store.dead ? storageDead(this.store.view().deadReason ?? "unknown I/O error") : null;
+    // Not through view(): listing the files may fail the same way the store did.
+    return this.store.dead ? storageDead(this.store.deathReason ?? "unknown I/O error") : null;
   }
 
   private storageCommand(run: () => unknown): DaemonResult<StorageView> {
@@ -348,8 +349,16 @@ export class Daemon {
   }
 }
 
-function storageDead(reason: string): DriverRefusal {
-  const message = `storage is dead, writes are refused: ${reason}`;
+/**
+ * The storage-dead refusal. A write whose own group commit failed was applied in memory and
+ * may or may not be on disk: its outcome is unknown, not refused (ARCHITECTURE; the message
+ * said "refused" while reads showed the write: HTTP audit, twenty-seventh session).
+ */
+function storageDead(reason: string, write: "refused" | "own-commit" = "refused"): DriverRefusal {
+  const message =
+    write === "own-commit"
+      ? `storage died committing this write, whose outcome is unknown (reads show it until a restart; a later boot may or may not find it): ${reason}`
+      : `storage is dead, writes are refused: ${reason}`;
   return { ok: false, code: "storage-dead", message };
 }
 

@@ -284,9 +284,16 @@ export class DurableStore {
     return this.wal.marks();
   }
 
+  /** Why the store died (null while it lives). */
+  get deathReason(): string | null {
+    return this.deadReason;
+  }
+
   view(): StorageView {
+    const listing = listStorageFiles(this.fs, this.wal.marks());
     return {
-      files: listStorageFiles(this.fs, this.wal.marks()),
+      files: listing.files,
+      ...(listing.unreadable === null ? {} : { filesUnreadable: listing.unreadable }),
       marks: this.wal.marks(),
       snapshotGeneration: this.snapshot?.generation ?? 0,
       rotateBytes: this.rotateBytes,

@@ -3,7 +3,8 @@
  * the database between windows (resuming after the last key), and refuses a snapshot whose
  * entry count or digest does not match its marker, by boot's scan and by a rebuild's alike
  * (only after the last entry: the caller drops what it took); a marker from before digests
- * loads unchecked. Method: real temporary directories; a tiny scan
+ * loads unchecked. A written snapshot's folder is the owner's alone (0700), its files 0600,
+ * whatever the process umask. Method: real temporary directories; a tiny scan
  * window so that a few hundred entries span many reopenings.
  */
 import * as fs from "node:fs";
@@ -34,6 +35,13 @@ describe("LevelSnapshotFormat scan", () => {
     ]);
     const written = await new LevelSnapshotFormat(fsys).write(3, entriesOf(pairs));
     expect(written.entries).toBe(3000);
+    // LevelDB made them 0755 and 0644 (HTTP audit, twenty-seventh session).
+    const level = fs.readdirSync(path.join(dir, "snap")).map((n) => path.join(dir, "snap", n));
+    expect(level).toHaveLength(1);
+    expect(fs.statSync(level[0]!).mode & 0o777).toBe(0o700);
+    const files = fs.readdirSync(level[0]!);
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(fs.statSync(path.join(level[0]!, f)).mode & 0o777, f).toBe(0o600);
     const meta: SnapshotMeta = { generation: 3, kind: "level", entries: 3000, lastSeq: 0, digest: written.digest };
     for (const window of [1, 700, 2 ** 30]) {
       const seen: Array<[string, string]> = [];

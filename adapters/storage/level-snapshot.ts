@@ -133,8 +133,12 @@ export class LevelSnapshotFormat
     const relative = this.dataPath(generation);
     const location = this.fs.resolve(relative);
     await fsp.rm(location, { recursive: true, force: true });
-    // LevelDB creates its files for everyone to read (0644): snap/ keeps them the owner's.
+    // LevelDB creates its files for everyone to read (0644, its folder 0755): the folder is
+    // made here 0700 and the files set 0600 once written, as every file the daemon makes (a
+    // copy keeping modes, a backup, exposed plaintext values; HTTP audit, twenty-seventh
+    // session). snap/ keeps them the owner's meanwhile.
     await fsp.mkdir(path.dirname(location), { recursive: true, mode: 0o700 });
+    await fsp.mkdir(location, { mode: 0o700 });
     const db = new ClassicLevel<string, string>(location, { errorIfExists: true });
     await db.open();
     let count = 0;
@@ -154,6 +158,7 @@ export class LevelSnapshotFormat
     } finally {
       await db.close();
     }
+    for (const name of await fsp.readdir(location)) await fsp.chmod(path.join(location, name), 0o600);
     await syncTree(location);
     await syncDirectory(path.dirname(location));
     return { entries: count, digest: digest.value };

@@ -12,23 +12,43 @@ import type { StorageFileView } from "../../core/wal/storage-view";
 import type { DurabilityMarks } from "../../core/wal/wal-log";
 import type { NodeFileSystem } from "./node-fs";
 
-/** Files in the flat LevelDB directory are summed; deeper nesting is not expected. */
-export function listStorageFiles(nfs: NodeFileSystem, marks: DurabilityMarks): StorageFileView[] {
+/** The files, and why a folder could not be listed (null: both were). */
+export interface StorageListing {
+  readonly files: StorageFileView[];
+  readonly unreadable: string | null;
+}
+
+/**
+ * Files in the flat LevelDB directory are summed; deeper nesting is not expected. A folder
+ * that cannot be listed (EACCES, EIO, ENOTDIR) is said, not thrown: the listing serves the
+ * views that tell an operator the store died (HTTP audit, twenty-seventh session: every
+ * write, GET /api/node and GET /api/storage answered 500 then).
+ */
+export function listStorageFiles(nfs: NodeFileSystem, marks: DurabilityMarks): StorageListing {
   const out: StorageFileView[] = [];
-  for (const name of nfs.list(walDir)) {
+  const problems: string[] = [];
+  const list = (dir: string): string[] => {
+    try {
+      return nfs.list(dir);
+    } catch (error) {
+      problems.push(`${dir}: ${error instanceof Error ? error.message : String(error)}`);
+      return [];
+    }
+  };
+  for (const name of list(walDir)) {
     const generation = generationOfName(name);
     if (generation === null) continue;
     const active = generation === marks.generation;
     const bytes = active ? marks.appendedBytes : (nfs.size(`${walDir}/${name}`) ?? 0);
     out.push({ path: `${walDir}/${name}`, kind: "wal", generation, bytes, active });
   }
-  for (const name of nfs.list(snapDir)) {
+  for (const name of list(snapDir)) {
     const generation = generationOfName(name);
     if (generation === null) continue;
     const bytes = treeBytes(nfs.resolve(`${snapDir}/${name}`));
     out.push({ path: `${snapDir}/${name}`, kind: "snapshot", generation, bytes, active: false });
   }
-  return out;
+  return { files: out, unreadable: problems.length === 0 ? null : problems.join("; ") };
 }
 
 function treeBytes(absolute: string): number {

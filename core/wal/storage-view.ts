@@ -44,6 +44,11 @@ export interface StorageView {
   readonly rebuild: RebuildStatus;
   readonly dead: boolean;
   readonly deadReason: string | null;
+  /**
+   * Why a storage folder could not be listed, when it could not (its files then go unlisted):
+   * a folder a failing disk or a wrong chmod made unreadable must not hide the dead flag.
+   */
+  readonly filesUnreadable?: string;
 }
 
 export interface BootReport {

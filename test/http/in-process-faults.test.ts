@@ -6,7 +6,10 @@
  * go on, and the node view shows the dead flag. Method: the daemon and the HTTP app in this
  * process (a child process cannot be made to hit a bug or an I/O error on demand), on a temp
  * dir and a loopback port; the store's file system is made to throw EIO on fdatasync, the
- * fault a dying disk produces. The bug case runs first: storage is dead afterwards.
+ * fault a dying disk produces. The bug case runs first: storage is dead afterwards. Then its
+ * folders are made unlistable (EACCES from a wrong chmod, EIO): writes still answer 503 and the
+ * views still show the dead flag, saying which folder could not be listed (HTTP audit,
+ * twenty-seventh session: all three answered 500 internal).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Daemon } from "../../adapters/daemon/daemon";
@@ -74,8 +77,15 @@ describe("storage-dead", () => {
       expect(outcome(r)).toEqual({ status: 503, error: "storage-dead" });
       expect(r.body.message).toMatch(/EIO/);
     }
+    // A write whose own commit failed was applied in memory and may be on disk: its outcome is
+    // unknown, not "refused" (HTTP audit, twenty-seventh session); one arriving after the
+    // death changed nothing.
+    const said = waiting.map((r) => String(r.body.message));
+    expect(said.some((m) => /outcome is unknown/.test(m))).toBe(true);
+    for (const m of said) expect(m).toMatch(/outcome is unknown|writes are refused/);
     const later = await api.put(`/api/objects/${root}/attributes/description`, { values: ["x"] });
     expect(outcome(later)).toEqual({ status: 503, error: "storage-dead" });
+    expect(later.body.message).toMatch(/writes are refused/);
     expect((await api.post("/api/gc")).status).toBe(503);
     expect((await api.post("/api/storage/rotate")).body.error).toBe("storage-dead");
     expect((await api.post("/api/storage/rebuild")).body.error).toBe("storage-dead");
@@ -93,5 +103,26 @@ describe("storage-dead", () => {
     const dead = logged.filter((l) => l.includes("STORAGE DEAD"));
     expect(dead).toHaveLength(1);
     expect(dead[0]).toMatch(/EIO.*restart the daemon/u);
+  });
+});
+
+describe("a dead store whose folders cannot be listed", () => {
+  it("still refuses writes with 503 and shows the dead flag in both views", async () => {
+    const store = (daemon as unknown as { store: { fs: { list: (dir: string) => string[] } } }).store;
+    store.fs.list = () => {
+      throw Object.assign(new Error("EACCES: permission denied, scandir"), { code: "EACCES" });
+    };
+    logged.length = 0;
+    const root = await api.idAt("/");
+    const write = await api.post(`/api/objects/${root}/children`, { name: "after", class: "user" });
+    expect(outcome(write)).toEqual({ status: 503, error: "storage-dead" });
+    const node = await api.get("/api/node");
+    expect(node.status).toBe(200);
+    expect(node.body.storage.dead).toBe(true);
+    const storage = await api.get("/api/storage");
+    expect(storage.status).toBe(200);
+    expect(storage.body.dead).toBe(true);
+    expect(storage.body.filesUnreadable).toMatch(/wal: EACCES/);
+    expect(logged.filter((l) => l.includes("BUG"))).toEqual([]);
   });
 });
