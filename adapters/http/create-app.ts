@@ -35,6 +35,14 @@ export function createApp(daemon: Daemon, options: AppOptions = {}): Koa {
     await next();
   });
   app.use(sendGate(options.sendBudget ?? new SendBudget()));
+  // OPTIONS lists a route's methods in Allow and has nothing to say besides: 204, no body
+  // (the router answered 200 with an empty text/plain body; HTTP audit, twenty-seventh session).
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.method === "OPTIONS" && ctx.status === 200 && (ctx.body === undefined || ctx.body === null || ctx.body === "")) {
+      ctx.status = 204;
+    }
+  });
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -27,6 +27,8 @@ export async function listen(app: Koa, host: string, port: number): Promise<List
   const drain = new Drain(app.callback());
   const server = http.createServer((req, res) => drain.handle(req, res));
   server.on("clientError", answerClientError);
+  // An Expect other than 100-continue: Node answered a bare 417 without a body.
+  server.on("checkExpectation", refuseExpectation);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -162,4 +164,16 @@ function answerClientError(
       "Connection: close\r\n\r\n" +
       body,
   );
+}
+
+/** 417 in the JSON envelope, as every non-2xx answer (HTTP audit, twenty-seventh session). */
+function refuseExpectation(req: http.IncomingMessage, res: http.ServerResponse): void {
+  const body = JSON.stringify({ error: "expectation-failed", message: "only Expect: 100-continue is supported" });
+  res.writeHead(transportStatus["expectation-failed"], {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    connection: "close",
+  });
+  res.end(body);
+  req.resume();
 }

@@ -13,6 +13,7 @@ export const transportStatus = {
   "request-timeout": 408,
   "payload-too-large": 413,
   "unsupported-media-type": 415,
+  "expectation-failed": 417,
   "headers-too-large": 431,
   internal: 500,
   "storage-dead": 503,

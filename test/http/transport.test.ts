@@ -6,6 +6,7 @@
  * in its worst JSON escaping, and 1 MiB + 1 byte is refused by the core (syntax-violation).
  * Method: one real daemon child process; raw fetch calls with hand-made bodies and headers.
  */
+import * as http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { limits } from "../../core/limits";
 import { call, cleanup, client, outcome, startDaemon, valuesOf } from "./daemon-harness";
@@ -181,6 +182,28 @@ describe("routes and methods", () => {
     expectTransport(await api.put("/api/node", {}), 405, "method-not-allowed");
     expectTransport(await api.get("/api/gc"), 405, "method-not-allowed");
     expectTransport(await call(daemon.url, "PROPFIND", "/api/node"), 405, "method-not-allowed");
+  });
+
+  it("OPTIONS lists the methods in Allow with 204 and no body; an unmet Expect is 417 JSON", async () => {
+    // 200 text/plain with an empty body, and Node's bare 417 (HTTP audit, twenty-seventh session).
+    const options = await call(daemon.url, "OPTIONS", "/api/root");
+    expect(options.status).toBe(204);
+    expect(options.text).toBe("");
+    expect(options.headers.get("allow")).toMatch(/GET/);
+    const { port, hostname } = new URL(daemon.url);
+    const expectation = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+      const req = http.request({ host: hostname, port, method: "GET", path: "/api/node", headers: { expect: "something" } }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"]), body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(expectation.status).toBe(417);
+    expect(expectation.type).toMatch(/application\/json/);
+    expect(JSON.parse(expectation.body)).toMatchObject({ error: "expectation-failed" });
   });
 
   it("malformed percent-encoding in a path is 400", async () => {
