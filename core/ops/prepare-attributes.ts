@@ -7,7 +7,7 @@ import { attachedFacetsAttribute, attributeProviders, surfaceOf } from "../schem
 import type { ObjectRecord } from "../store/record";
 import { presentValues } from "../store/record";
 import type { NormalizedValue, ValueInput } from "./normalize-values";
-import { heldValues, normalizeValues } from "./normalize-values";
+import { heldValues, normalizeValues, sameMeta } from "./normalize-values";
 
 export interface PreparedAttribute {
   readonly attr: AttributeDef;
@@ -124,6 +124,6 @@ function onlyHeld(current: ObjectRecord | null, p: PreparedAttribute): boolean {
   const held = new Map(present.map((a) => [a.key, a]));
   return p.values.every((v) => {
     const atom = held.get(v.key);
-    return atom !== undefined && atom.value === v.value && JSON.stringify(atom.meta) === JSON.stringify(v.meta);
+    return atom !== undefined && atom.value === v.value && sameMeta(atom.meta, v.meta);
   });
 }
