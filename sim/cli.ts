@@ -247,16 +247,21 @@ function progressOf(label: string, range: SeedRange): SeedProgress | null {
   return total > 1 ? new SeedProgress(label, total, () => performance.now(), process.stderr) : null;
 }
 
-/** `--node` must name one of the scenario's nodes (an unknown one printed an empty timeline). */
-function checkNode(s: Scenario, args: Args): void {
+/**
+ * `--node` must name a node of the scenario, or with --all of one of the files, before any
+ * seed runs (an unknown one printed an empty timeline; checked per file, it stopped --all
+ * part-way). A file with fewer nodes says so in its timelines.
+ */
+function checkNode(scenarios: readonly Scenario[], args: Args): void {
   const node = args.values.get("--node");
-  if (node !== undefined && Number(node.slice(1)) > s.nodes) {
-    throw new UsageError(`--node ${node}: the scenario has nodes n1..n${s.nodes}`);
+  const most = Math.max(...scenarios.map((s) => s.nodes));
+  if (node !== undefined && Number(node.slice(1)) > most) {
+    const which = scenarios.length === 1 ? "the scenario has" : "the largest scenario has";
+    throw new UsageError(`--node ${node}: ${which} nodes n1..n${most}`);
   }
 }
 
 async function runRange(s: Scenario, range: SeedRange, args: Args): Promise<boolean> {
-  checkNode(s, args);
   const started = performance.now();
   const tally = new RangeTally();
   const single = range.from === range.to;
@@ -510,6 +515,7 @@ async function main(argv: readonly string[]): Promise<number> {
       throw new UsageError("give --scenario FILE, --all, --preset NAME or --swarm");
     scenarios = [scenarioOf(file)];
   }
+  checkNode(scenarios, args);
   const failing: string[] = [];
   for (const s of scenarios.map((one) => asAsked(one, args))) {
     if (args.flags.has("--print")) console.log(printScenario(s));

@@ -129,6 +129,22 @@ describe("move", () => {
     expectRefused(s, s.c, { parent: s.other }, "already-deleted");
   });
 
+  it("an orphan is renamed with its deleted parent restated as when the parent is left out", () => {
+    // The parent's delete arrived from a node that never saw the child (attack on the
+    // twenty-seventh session's changes: restating the parent answered already-deleted).
+    const s = setup();
+    const dir = s.node.dir;
+    const kid = make(s.node, s.other, "Kid");
+    const r = dir.get(s.other)!;
+    const usn = dir.allocateUsn();
+    const stamp = dir.stamp(r.existence.stamp, t0Ms, usn);
+    dir.write({ ...r, existence: { ...r.existence, stage: "deleted", deleteRoot: s.other, stamp }, usnChanged: usn });
+    expect(outcome(s.node.move(kid, { name: "Kid2", parent: s.other }, t0Ms))).toBe("ok");
+    expect(outcome(s.node.move(kid, { name: "Kid3" }, t0Ms))).toBe("ok");
+    expect(unwrap(s.node.object(kid, t0Ms)).path).toBe("/LostAndFound/Kid3");
+    expectRefused(s, s.c, { parent: s.other }, "already-deleted");
+  });
+
   it("a tombstone cannot be renamed or moved", () => {
     const s = setup();
     unwrap(s.node.delete(s.b, t0Ms));

@@ -122,6 +122,10 @@ function resolveNewParent(dir: Directory, raw: unknown, current: Guid | null): R
   }
   const id = typeof raw === "string" ? parseGuid(raw) : null;
   if (id === null) return refuse("bad-object-id", "parent must be an object GUID");
+  // The current parent restated is no move: a rename is judged as when the parent is left
+  // out, under a ghost, a tombstone (an orphan's parent) or a purged parent too (diff review
+  // and attack on the twenty-seventh session's changes).
+  if (id === current) return ok(id);
   const found = requireObject(dir, id);
   if (!found.ok) return found;
   if (found.value.existence.stage !== "alive") {
@@ -129,9 +133,7 @@ function resolveNewParent(dir: Directory, raw: unknown, current: Guid | null): R
   }
   // As a create under it is: a parent whose class this node lacks cannot be judged for
   // placement (a move under a ghost passed where a create answered ghost-object; rollback and
-  // schema audit, twenty-sixth session). The current parent restated is no move: a rename
-  // under a ghost is judged as when the parent is left out (diff review, twenty-seventh).
-  if (id === current) return ok(id);
+  // schema audit, twenty-sixth session).
   const known = requireKnownClass(dir, found.value);
   if (!known.ok) return known;
   return ok(id);

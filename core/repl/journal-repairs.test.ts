@@ -240,6 +240,52 @@ describe("repair lines (naming audit, twenty-seventh session)", () => {
   });
 });
 
+describe("repair lines (attack on the twenty-seventh session's changes)", () => {
+  function trio(seed: number) {
+    const d = freshDomain(seed);
+    const n2 = DirectoryNode.joining(seededRandom(seed + 100));
+    const n3 = DirectoryNode.joining(seededRandom(seed + 200));
+    pull(d.node, n2, t0Ms);
+    pull(d.node, n3, t0Ms);
+    return { d, n1: d.node, n2, n3 };
+  }
+
+  it("name a CNF in /LostAndFound again when it comes back after an orphan renamed away ended it", () => {
+    const { d, n1, n2, n3 } = trio(41);
+    const lostAndFound = n1.dir.landmarks()!.lostAndFound!;
+    const p = make(n1, d.root, "P", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 1500);
+    pull(n1, n3, t0Ms + 1500);
+    unwrap(n1.delete(p, t0Ms + 2000));
+    const o = make(n2, p, "Kid", "organizationalUnit", t0Ms + 2000);
+    make(n3, p, "KID", "organizationalUnit", t0Ms + 2500);
+    const s = make(n2, lostAndFound, "kid", "organizationalUnit", t0Ms + 3000);
+    pull(n2, n1, t0Ms + 3500);
+    expect(unwrap(n1.object(s, t0Ms + 3500)).path).toBe(`/LostAndFound/kid CNF:${s}`);
+    unwrap(n2.move(o, { name: "Other" }, t0Ms + 4000));
+    pull(n2, n1, t0Ms + 4500);
+    expect(unwrap(n1.object(s, t0Ms + 4500)).path).toBe("/LostAndFound/kid");
+    pull(n3, n1, t0Ms + 5500);
+    expect(unwrap(n1.object(s, t0Ms + 5500)).path).toBe(`/LostAndFound/kid CNF:${s}`);
+    expect(lines(n1, "repair").filter((l) => l.startsWith(`${s}: CNF name`))).toHaveLength(2);
+  });
+
+  it("name a CNF again when it comes back after a merged delete ended it", () => {
+    const { d, n1, n2, n3 } = trio(42);
+    const a = make(n1, d.root, "Xa", "organizationalUnit", t0Ms + 1000);
+    make(n3, d.root, "xA", "organizationalUnit", t0Ms + 1500);
+    const b = make(n2, d.root, "XA", "organizationalUnit", t0Ms + 2000);
+    pull(n1, n2, t0Ms + 3000);
+    expect(unwrap(n2.object(b, t0Ms + 3000)).path).toBe(`/XA CNF:${b}`);
+    unwrap(n1.delete(a, t0Ms + 4000));
+    pull(n1, n2, t0Ms + 4500);
+    expect(unwrap(n2.object(b, t0Ms + 4500)).path).toBe("/XA");
+    pull(n3, n2, t0Ms + 5500);
+    expect(unwrap(n2.object(b, t0Ms + 5500)).path).toBe(`/XA CNF:${b}`);
+    expect(lines(n2, "repair").filter((l) => l.startsWith(`${b}: CNF name`))).toHaveLength(2);
+  });
+});
+
 describe("merge-discarded lines", () => {
   it("are written for a concurrent meta change a replicated restore superseded", () => {
     const { d, n1, n2 } = pair(11);

@@ -3,7 +3,7 @@ import type { DirectoryNode } from "../node/directory-node";
 import type { ObjectRecord, Placement } from "../store/record";
 import { fold } from "../naming";
 import { EffectiveView } from "../view/effective-view";
-import { aliveStoredCycle } from "../view/placement-repair";
+import { aliveStoredCycle, storedChainBackTo } from "../view/placement-repair";
 import { applyBatch } from "./apply-batch";
 import { enumerateChanges } from "./enumerate-changes";
 import { limits } from "../limits";
@@ -329,30 +329,42 @@ export class Replicator {
    * twenty-fifth session), while repairs of held records were never journaled.
    */
   /**
-   * Where the records a batch's placement deltas name stood before the merge, with the stored
-   * cycle each was in: a record the merge moves leaves its same-named siblings there (a CNF
-   * it made ends) and the members of that cycle (the breaker goes back home, maybe beside a
-   * same-named child: naming audit, twenty-seventh session, journaled nowhere before).
+   * Where the records a batch's placement deltas name stood before the merge: a record the
+   * merge moves leaves its same-named neighbours there (a CNF it made ends, so that a later
+   * one is journaled again) and the members of a stored cycle it was in (the breaker goes back
+   * home, maybe beside a same-named child; naming audit, twenty-seventh session: journaled
+   * nowhere before). A placement is kept by reference: no walk here, most merges move nothing.
    */
-  private placementsBefore(batch: PullBatch): Map<Guid, PlacementBefore> {
+  private placementsBefore(batch: PullBatch): Map<Guid, Placement> {
     const dir = this.node.dir;
-    const out = new Map<Guid, PlacementBefore>();
+    const out = new Map<Guid, Placement>();
     for (const delta of batch.deltas) {
       if (delta.placement === null) continue;
       const record = dir.get(delta.id);
-      if (record === undefined || record.existence.stage !== "alive") continue;
-      out.set(record.id, { placement: record.placement, cycle: aliveStoredCycle(dir, record) });
+      if (record !== undefined && record.existence.stage === "alive") out.set(record.id, record.placement);
     }
     return out;
   }
 
-  private noteRepairCandidates(batch: PullBatch, before: ReadonlyMap<Guid, PlacementBefore>): void {
+  private noteRepairCandidates(batch: PullBatch, before: ReadonlyMap<Guid, Placement>): void {
     const dir = this.node.dir;
     let candidates = this.repairCandidates.get(batch.from);
     if (candidates === undefined) {
       candidates = new Set();
       this.repairCandidates.set(batch.from, candidates);
     }
+    const noted = candidates;
+    const lostAndFound = dir.landmarks()?.lostAndFound ?? null;
+    // The objects a record of this name under `parent` may make CNF, or may have: the stored
+    // siblings of that name, and those shown in /LostAndFound (the repaired arrivals of that
+    // name and the objects stored there).
+    const noteNamesakes = (parent: Guid, folded: string): void => {
+      for (const sibling of dir.store.aliveNamed(parent, folded)) noted.add(sibling);
+      for (const suspect of dir.suspectsNamed(folded)) noted.add(suspect);
+      if (lostAndFound !== null && lostAndFound !== parent) {
+        for (const stored of dir.store.aliveNamed(lostAndFound, folded)) noted.add(stored);
+      }
+    };
     for (const delta of batch.deltas) {
       // Only a placement or existence atom can make a repair; a delta of values alone changes
       // no name, parent or life.
@@ -361,17 +373,15 @@ export class Replicator {
       if (record === undefined) continue;
       candidates.add(record.id);
       const was = before.get(record.id);
-      const moved = was !== undefined && (was.placement.parent !== record.placement.parent || was.placement.name !== record.placement.name);
-      if (was !== undefined && moved) {
-        const { parent, name } = was.placement;
-        if (parent !== null) for (const sibling of dir.store.aliveNamed(parent, fold(name))) candidates.add(sibling);
-        // A member of the cycle left is back under its stored parent if the break ended,
-        // beside that parent's children of its name.
-        for (const member of was.cycle ?? []) {
+      if (was !== undefined && (was.parent !== record.placement.parent || was.name !== record.placement.name)) {
+        if (was.parent !== null) noteNamesakes(was.parent, fold(was.name));
+        // A cycle it was in (its old parent's chain led back to it; the other members have
+        // not moved) is dissolved or broken elsewhere: each member back under its stored
+        // parent, beside that parent's children of its name.
+        for (const member of storedChainBackTo(dir, was.parent, record.id) ?? []) {
           candidates.add(member);
           const m = dir.get(member);
-          if (m === undefined || m.placement.parent === null) continue;
-          for (const sibling of dir.store.aliveNamed(m.placement.parent, fold(m.placement.name))) candidates.add(sibling);
+          if (m !== undefined && m.placement.parent !== null) noteNamesakes(m.placement.parent, fold(m.placement.name));
         }
       }
       // The children of a record that died are orphans now; those of one whose existence
@@ -381,18 +391,13 @@ export class Replicator {
       if (record.existence.stage !== "alive" || delta.existence !== null) {
         for (const child of dir.store.childIds(record.id)) candidates.add(child);
       }
-      if (record.existence.stage !== "alive") continue;
       const parent = record.placement.parent;
       if (parent === null) continue;
       const folded = fold(record.placement.name);
-      for (const sibling of dir.store.aliveNamed(parent, folded)) candidates.add(sibling);
-      // Shown under /LostAndFound, its siblings there are the repaired arrivals of that name
-      // and the objects stored there by it.
-      for (const suspect of dir.suspectsNamed(folded)) candidates.add(suspect);
-      const lostAndFound = dir.landmarks()?.lostAndFound;
-      if (lostAndFound !== undefined && lostAndFound !== null && lostAndFound !== parent) {
-        for (const stored of dir.store.aliveNamed(lostAndFound, folded)) candidates.add(stored);
-      }
+      // A record that died ends the CNF it made among its namesakes, as a move away does (the
+      // attack on the session's changes: a CNF back later was not journaled again).
+      noteNamesakes(parent, folded);
+      if (record.existence.stage !== "alive") continue;
       for (const member of aliveStoredCycle(dir, record) ?? []) candidates.add(member);
     }
   }
@@ -455,8 +460,3 @@ export class Replicator {
 
 }
 
-/** A record's placement before a batch's merge, and the stored cycle it was in then. */
-interface PlacementBefore {
-  readonly placement: Placement;
-  readonly cycle: readonly Guid[] | null;
-}

@@ -120,12 +120,22 @@ export function effectiveParentWith(
  */
 export function aliveStoredCycle(dir: Directory, record: ObjectRecord): Guid[] | null {
   if (record.existence.stage !== "alive") return null;
-  const members: Guid[] = [];
   // Asked per merged placement: a short walk scans its members, a long one keeps a set.
+  return storedChainBackTo(dir, record.placement.parent, record.id);
+}
+
+/**
+ * The records from `from` up the stored parents until `target` (excluded), when that chain
+ * leads back to `target` (`target` was, or is, in a stored cycle with them), else null. Asked
+ * after a merge moved `target` away from `from`: the chain of its old parent, whose other
+ * members kept their placements, tells the cycle it left.
+ */
+export function storedChainBackTo(dir: Directory, from: Guid | null, target: Guid): Guid[] | null {
+  const members: Guid[] = [];
   let seen: Set<Guid> | null = null;
-  let cursor = record.placement.parent;
+  let cursor = from;
   for (let depth = 0; cursor !== null && depth < depthMax; depth++) {
-    if (cursor === record.id) return members;
+    if (cursor === target) return members;
     const next = dir.get(cursor);
     if (next === undefined || next.existence.stage !== "alive") return null;
     if (seen === null && members.length >= 32) seen = new Set(members);

@@ -105,10 +105,12 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
     describeMsg: describe,
     observe: (event) => {
       if (event.kind === "rollback" && event.node !== null && event.imageTimeMs !== undefined) {
-        const running = [...hosts.values()].flatMap((h) => (h.node === null ? [] : [h.node]));
-        ledger.forgiveRolledBack(event.node, event.imageTimeMs, event.timeMs, (ack) =>
-          running.some((n) => holdsAcked(n, ack)),
-        );
+        const running = [...hosts].flatMap(([id, h]) => (h.node === null ? [] : [[id, h.node] as const]));
+        ledger.forgiveRolledBack(event.node, event.imageTimeMs, event.timeMs, (ack, last) => {
+          const hinted = last === null ? undefined : hosts.get(last)?.node;
+          if (hinted != null && holdsAcked(hinted, ack)) return last;
+          return running.find(([id, n]) => id !== last && holdsAcked(n, ack))?.[0] ?? null;
+        });
       }
       options.observe?.(event);
     },

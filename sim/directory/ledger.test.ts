@@ -42,7 +42,7 @@ describe("Ledger.forgiveRolledBack", () => {
   it("keeps the node's acks another node holds, and forgives them once no copy is left", () => {
     const ledger = ledgerOf([["n1", 100], ["n1", 150], ["n2", 160], ["n1", 200]]);
     const copies = new Set(["n1@150"]);
-    const heldElsewhere = (a: { objectId: string }): boolean => copies.has(a.objectId);
+    const heldElsewhere = (a: { objectId: string }): string | null => (copies.has(a.objectId) ? "n3" : null);
     ledger.forgiveRolledBack("n1", 100, 250, heldElsewhere);
     expect(ledger.acked.map((a) => a.objectId)).toEqual(["n1@150", "n2@160"]);
     // Another rollback while the copy is still held: nothing more goes.
