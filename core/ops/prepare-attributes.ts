@@ -36,6 +36,7 @@ export function prepareAttributes(
 ): Result<PreparedAttribute[]> {
   const prepared: PreparedAttribute[] = [];
   const seen = new Set<string>();
+  const widest = widestSurface(dir, className, current, writes);
   for (const [name, inputs] of writes) {
     const attr = resolveAttribute(dir, name);
     if (!attr.ok) return attr;
@@ -44,6 +45,12 @@ export function prepareAttributes(
     }
     seen.add(fold(attr.value.name));
     const present = current === null ? [] : presentValues(current, attr.value.name);
+    // An attribute no attachment of this write could permit is refused before its values are
+    // judged: a client fixing a bad value only to learn the attribute was never allowed is
+    // sent the wrong way (HTTP audit, twenty-seventh session). Held values are judged below.
+    if (present.length === 0 && !widest.has(attr.value.name)) {
+      return refuse("attribute-not-permitted", `${attr.value.name} is outside the surface of ${className}`);
+    }
     const held = heldValues(present, attr.value.matching);
     const values = normalizeValues(dir, attr.value, inputs, held);
     if (!values.ok) return values;
@@ -75,6 +82,28 @@ export function prepareAttributes(
     if (!detached.ok) return detached;
   }
   return ok(prepared);
+}
+
+/**
+ * The attributes any outcome of this write could permit: the surface with the facets held
+ * attached and every facet id the write's attachedFacets names (as given, before its values
+ * are judged).
+ */
+function widestSurface(
+  dir: Directory,
+  className: string,
+  current: ObjectRecord | null,
+  writes: ReadonlyArray<readonly [string, readonly ValueInput[]]>,
+): ReadonlySet<string> {
+  const ids = current === null ? [] : presentValues(current, attachedFacetsAttribute).map((a) => a.value ?? "");
+  for (const [name, inputs] of writes) {
+    if (dir.schema.attribute(String(name))?.name !== attachedFacetsAttribute) continue;
+    for (const input of inputs) {
+      const raw = typeof input === "object" && input !== null && "value" in input ? (input as { value: unknown }).value : input;
+      if (typeof raw === "string") ids.push(raw.toLowerCase());
+    }
+  }
+  return surfaceOf(dir.schema, className, ids).attributes;
 }
 
 function attachedFacetIds(

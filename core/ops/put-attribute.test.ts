@@ -91,6 +91,17 @@ describe("attribute names", () => {
     const s = setup();
     expectRefused(s.node, s.alice, "shoeSize", ["a", "b"], "unknown-attribute");
   });
+
+  it("attribute-not-permitted takes precedence over a bad value or meta", () => {
+    // A client fixing the value was then told the attribute was never allowed (HTTP audit,
+    // twenty-seventh session): syntax-violation, single-valued and illegal-meta-key came first.
+    const s = setup();
+    expectRefused(s.node, s.alice, "member", ["a"], "attribute-not-permitted");
+    expectRefused(s.node, s.alice, "member", [{ value: s.group, meta: { nope: ["x"] } }], "attribute-not-permitted");
+    expectRefused(s.node, s.people, "sid", ["S-1", "S-2"], "attribute-not-permitted");
+    // Inside the surface the value is judged as before.
+    expectRefused(s.node, s.group, "member", ["a"], "syntax-violation");
+  });
 });
 
 describe("single-valued", () => {
