@@ -239,7 +239,7 @@ export class Daemon {
 
   nodeView(): NodeView {
     const summary = this.node.summary(this.clock());
-    const view = this.store.view();
+    const view = this.store.status();
     return {
       ...summary,
       erasureDebt: view.erasureDebt,
@@ -327,7 +327,7 @@ export class Daemon {
   }
 
   private resumeErasure(): void {
-    if (this.store.view().erasureDebt === 0) return;
+    if (this.store.status().erasureDebt === 0) return;
     try {
       this.store.rotate();
     } catch (error) {

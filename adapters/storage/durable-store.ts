@@ -289,6 +289,15 @@ export class DurableStore {
     return this.deadReason;
   }
 
+  /**
+   * The marks, erasure debt and dead flag without the file listing: GET /api/node wants only
+   * these, and listing (and stat-ing) every file of a dying disk can fail (attack on the
+   * twenty-seventh session's fixes).
+   */
+  status(): Pick<StorageView, "marks" | "erasureDebt" | "dead" | "deadReason"> {
+    return { marks: this.wal.marks(), erasureDebt: this.debt.count, dead: this.dead, deadReason: this.deadReason };
+  }
+
   view(): StorageView {
     const listing = listStorageFiles(this.fs, this.wal.marks());
     return {

@@ -27,6 +27,16 @@ export interface StorageListing {
 export function listStorageFiles(nfs: NodeFileSystem, marks: DurabilityMarks): StorageListing {
   const out: StorageFileView[] = [];
   const problems: string[] = [];
+  // A folder listed but whose files cannot be stat'ed (read but no search permission, EIO):
+  // the file shows with 0 bytes, and the problem is said (attack on the session's fixes).
+  const sizeOf = (file: string): number => {
+    try {
+      return nfs.size(file) ?? 0;
+    } catch (error) {
+      problems.push(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+      return 0;
+    }
+  };
   const list = (dir: string): string[] => {
     try {
       return nfs.list(dir);
@@ -39,7 +49,7 @@ export function listStorageFiles(nfs: NodeFileSystem, marks: DurabilityMarks): S
     const generation = generationOfName(name);
     if (generation === null) continue;
     const active = generation === marks.generation;
-    const bytes = active ? marks.appendedBytes : (nfs.size(`${walDir}/${name}`) ?? 0);
+    const bytes = active ? marks.appendedBytes : sizeOf(`${walDir}/${name}`);
     out.push({ path: `${walDir}/${name}`, kind: "wal", generation, bytes, active });
   }
   for (const name of list(snapDir)) {

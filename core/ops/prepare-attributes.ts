@@ -36,7 +36,9 @@ export function prepareAttributes(
 ): Result<PreparedAttribute[]> {
   const prepared: PreparedAttribute[] = [];
   const seen = new Set<string>();
-  const widest = widestSurface(dir, className, current, writes);
+  // Built only when an attribute the object does not hold is written (most writes rewrite
+  // held ones), once.
+  let widest: ReadonlySet<string> | null = null;
   for (const [name, inputs] of writes) {
     const attr = resolveAttribute(dir, name);
     if (!attr.ok) return attr;
@@ -48,7 +50,7 @@ export function prepareAttributes(
     // An attribute no attachment of this write could permit is refused before its values are
     // judged: a client fixing a bad value only to learn the attribute was never allowed is
     // sent the wrong way (HTTP audit, twenty-seventh session). Held values are judged below.
-    if (present.length === 0 && !widest.has(attr.value.name)) {
+    if (present.length === 0 && !(widest ??= widestSurface(dir, className, current, writes)).has(attr.value.name)) {
       return refuse("attribute-not-permitted", `${attr.value.name} is outside the surface of ${className}`);
     }
     const held = heldValues(present, attr.value.matching);

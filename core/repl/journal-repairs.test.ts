@@ -270,6 +270,49 @@ describe("repair lines (attack on the twenty-seventh session's changes)", () => 
     expect(lines(n1, "repair").filter((l) => l.startsWith(`${s}: CNF name`))).toHaveLength(2);
   });
 
+  it("name the CNF at the old breaker's home when two members of its cycle move in one batch", () => {
+    const { d, n1, n2 } = pair(61);
+    const a = make(n1, d.root, "Ay", "organizationalUnit", t0Ms + 1000);
+    const b = make(n1, d.root, "Bee", "organizationalUnit", t0Ms + 1000);
+    const c = make(n1, d.root, "Cee", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 1500);
+    unwrap(n1.move(c, { parent: a }, t0Ms + 2000));
+    unwrap(n1.move(b, { parent: c }, t0Ms + 2100));
+    unwrap(n2.move(a, { parent: b }, t0Ms + 2500));
+    pull(n1, n2, t0Ms + 3000);
+    const y = make(n1, b, "ay", "organizationalUnit", t0Ms + 3500);
+    pull(n2, n1, t0Ms + 4000);
+    expect(unwrap(n1.object(a, t0Ms + 4000)).path).toBe("/LostAndFound/Ay");
+    unwrap(n2.move(c, { parent: d.root }, t0Ms + 5000));
+    unwrap(n2.move(b, { parent: d.root }, t0Ms + 5100));
+    pull(n2, n1, t0Ms + 6000);
+    expect(unwrap(n1.object(y, t0Ms + 6000)).path).toBe(`/Bee/ay CNF:${y}`);
+    expect(lines(n1, "repair")).toContain(`${y}: CNF name, shown as /Bee/ay CNF:${y}`);
+  });
+
+  it("name a CNF in /LostAndFound again when it comes back after a replicated restore ended it", () => {
+    const { d, n1, n2, n3 } = trio(43);
+    const lostAndFound = n1.dir.landmarks()!.lostAndFound!;
+    const p = make(n1, d.root, "P", "organizationalUnit", t0Ms + 1000);
+    const q = make(n1, d.root, "Q", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 1500);
+    pull(n1, n3, t0Ms + 1500);
+    unwrap(n1.delete(p, t0Ms + 2000));
+    unwrap(n1.delete(q, t0Ms + 2000));
+    make(n2, p, "Kid", "organizationalUnit", t0Ms + 2000);
+    make(n3, q, "KID", "organizationalUnit", t0Ms + 2500);
+    const s = make(n2, lostAndFound, "kid", "organizationalUnit", t0Ms + 3000);
+    pull(n2, n1, t0Ms + 3500);
+    expect(unwrap(n1.object(s, t0Ms + 3500)).path).toBe(`/LostAndFound/kid CNF:${s}`);
+    pull(n1, n2, t0Ms + 3600);
+    unwrap(n2.restore(p, t0Ms + 4000));
+    pull(n2, n1, t0Ms + 4500);
+    expect(unwrap(n1.object(s, t0Ms + 4500)).path).toBe("/LostAndFound/kid");
+    pull(n3, n1, t0Ms + 5500);
+    expect(unwrap(n1.object(s, t0Ms + 5500)).path).toBe(`/LostAndFound/kid CNF:${s}`);
+    expect(lines(n1, "repair").filter((l) => l.startsWith(`${s}: CNF name`))).toHaveLength(2);
+  });
+
   it("name a CNF again when it comes back after a merged delete ended it", () => {
     const { d, n1, n2, n3 } = trio(42);
     const a = make(n1, d.root, "Xa", "organizationalUnit", t0Ms + 1000);

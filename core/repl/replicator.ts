@@ -329,7 +329,8 @@ export class Replicator {
    * twenty-fifth session), while repairs of held records were never journaled.
    */
   /**
-   * Where the records a batch's placement deltas name stood before the merge: a record the
+   * Where the alive records a batch's placement or existence deltas name stood before the
+   * merge (a chain walked after it takes them as they were): a record the
    * merge moves leaves its same-named neighbours there (a CNF it made ends, so that a later
    * one is journaled again) and the members of a stored cycle it was in (the breaker goes back
    * home, maybe beside a same-named child; naming audit, twenty-seventh session: journaled
@@ -339,7 +340,7 @@ export class Replicator {
     const dir = this.node.dir;
     const out = new Map<Guid, Placement>();
     for (const delta of batch.deltas) {
-      if (delta.placement === null) continue;
+      if (delta.placement === null && delta.existence === null) continue;
       const record = dir.get(delta.id);
       if (record !== undefined && record.existence.stage === "alive") out.set(record.id, record.placement);
     }
@@ -378,7 +379,7 @@ export class Replicator {
         // A cycle it was in (its old parent's chain led back to it; the other members have
         // not moved) is dissolved or broken elsewhere: each member back under its stored
         // parent, beside that parent's children of its name.
-        for (const member of storedChainBackTo(dir, was.parent, record.id) ?? []) {
+        for (const member of storedChainBackTo(dir, was.parent, record.id, before) ?? []) {
           candidates.add(member);
           const m = dir.get(member);
           if (m !== undefined && m.placement.parent !== null) noteNamesakes(m.placement.parent, fold(m.placement.name));
@@ -389,7 +390,13 @@ export class Replicator {
       // each other (a CNF pair made there was journaled nowhere; diff review, twenty-sixth
       // session).
       if (record.existence.stage !== "alive" || delta.existence !== null) {
-        for (const child of dir.store.childIds(record.id)) candidates.add(child);
+        for (const child of dir.store.childIds(record.id)) {
+          candidates.add(child);
+          // Brought back under it from /LostAndFound, an orphan leaves its namesakes there
+          // (a CNF it made there ends; attack on the session's fixes).
+          const c = delta.existence !== null && lostAndFound !== null ? dir.get(child) : undefined;
+          if (c !== undefined && c.existence.stage === "alive") noteNamesakes(lostAndFound!, fold(c.placement.name));
+        }
       }
       const parent = record.placement.parent;
       if (parent === null) continue;

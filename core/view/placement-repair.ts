@@ -1,6 +1,6 @@
 import type { Directory } from "../directory";
 import type { Guid } from "../guid";
-import type { ObjectRecord } from "../store/record";
+import type { ObjectRecord, Placement } from "../store/record";
 import type { Stamp } from "../store/stamp";
 
 export interface PlacementRepair {
@@ -127,22 +127,35 @@ export function aliveStoredCycle(dir: Directory, record: ObjectRecord): Guid[] |
 /**
  * The records from `from` up the stored parents until `target` (excluded), when that chain
  * leads back to `target` (`target` was, or is, in a stored cycle with them), else null. Asked
- * after a merge moved `target` away from `from`: the chain of its old parent, whose other
- * members kept their placements, tells the cycle it left.
+ * after a merge moved `target` away from `from`, with `before` the placements of the records
+ * the merge changed as they stood before it: the chain then tells the cycle it left, though
+ * other members moved or died in the same batch (attack on the session's fixes).
  */
-export function storedChainBackTo(dir: Directory, from: Guid | null, target: Guid): Guid[] | null {
+export function storedChainBackTo(
+  dir: Directory,
+  from: Guid | null,
+  target: Guid,
+  before?: ReadonlyMap<Guid, Placement>,
+): Guid[] | null {
   const members: Guid[] = [];
   let seen: Set<Guid> | null = null;
   let cursor = from;
   for (let depth = 0; cursor !== null && depth < depthMax; depth++) {
     if (cursor === target) return members;
-    const next = dir.get(cursor);
-    if (next === undefined || next.existence.stage !== "alive") return null;
+    // A record a merge changed is walked as it stood before it (alive, where it was placed).
+    const was = before?.get(cursor);
+    let parent: Guid | null;
+    if (was !== undefined) parent = was.parent;
+    else {
+      const next = dir.get(cursor);
+      if (next === undefined || next.existence.stage !== "alive") return null;
+      parent = next.placement.parent;
+    }
     if (seen === null && members.length >= 32) seen = new Set(members);
     if (seen === null ? members.includes(cursor) : seen.has(cursor)) return null;
     seen?.add(cursor);
     members.push(cursor);
-    cursor = next.placement.parent;
+    cursor = parent;
   }
   return null;
 }

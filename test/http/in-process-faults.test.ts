@@ -125,4 +125,22 @@ describe("a dead store whose folders cannot be listed", () => {
     expect(storage.body.filesUnreadable).toMatch(/wal: EACCES/);
     expect(logged.filter((l) => l.includes("BUG"))).toEqual([]);
   });
+
+  it("still shows both views when a listed log file cannot be stat'ed", async () => {
+    // A folder with read but no search permission, or EIO: the listing worked, the stat of a
+    // sealed log threw, and both views answered 500 (attack on the session's fixes).
+    const store = (daemon as unknown as { store: { fs: { list: (dir: string) => string[]; size: (file: string) => number } } }).store;
+    store.fs.list = (dir) => (dir === "wal" ? ["gen-000099.log"] : []);
+    store.fs.size = () => {
+      throw Object.assign(new Error("EIO: i/o error, stat"), { code: "EIO" });
+    };
+    logged.length = 0;
+    const node = await api.get("/api/node");
+    expect(node.status).toBe(200);
+    expect(node.body.storage.dead).toBe(true);
+    const storage = await api.get("/api/storage");
+    expect(storage.status).toBe(200);
+    expect(storage.body.filesUnreadable).toMatch(/gen-000099\.log: EIO/);
+    expect(logged.filter((l) => l.includes("BUG"))).toEqual([]);
+  });
 });
