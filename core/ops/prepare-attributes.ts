@@ -73,9 +73,10 @@ export function prepareAttributes(
       return refuse("unknown-facet", `attachedFacets value ${id} is not a facet definition`);
     }
   }
-  const surface = surfaceOf(dir.schema, className, attached.next);
+  // With no attachedFacets written, the widest surface is the surface (the same facets).
+  const surface = written === undefined && widest !== null ? widest : surfaceOf(dir.schema, className, attached.next).attributes;
   for (const p of prepared) {
-    if (!surface.attributes.has(p.attr.name) && !onlyHeld(current, p)) {
+    if (!surface.has(p.attr.name) && !onlyHeld(current, p)) {
       return refuse("attribute-not-permitted", `${p.attr.name} is outside the surface of ${className}`);
     }
   }
