@@ -55,13 +55,16 @@ export function listStorageFiles(nfs: NodeFileSystem, marks: DurabilityMarks): S
   for (const name of list(snapDir)) {
     const generation = generationOfName(name);
     if (generation === null) continue;
-    const bytes = treeBytes(nfs.resolve(`${snapDir}/${name}`));
+    const bytes = treeBytes(nfs.resolve(`${snapDir}/${name}`), (error) =>
+      problems.push(`${snapDir}/${name}: ${error instanceof Error ? error.message : String(error)}`),
+    );
     out.push({ path: `${snapDir}/${name}`, kind: "snapshot", generation, bytes, active: false });
   }
   return { files: out, unreadable: problems.length === 0 ? null : problems.join("; ") };
 }
 
-function treeBytes(absolute: string): number {
+/** Bytes of a file or flat folder; an error other than a concurrent erase is told `problem`. */
+function treeBytes(absolute: string, problem: (error: unknown) => void): number {
   try {
     const stat = fs.statSync(absolute);
     if (!stat.isDirectory()) return stat.size;
@@ -71,7 +74,9 @@ function treeBytes(absolute: string): number {
       if (child?.isFile()) total += child.size;
     }
     return total;
-  } catch {
-    return 0; // removed by a concurrent erase between listing and stat
+  } catch (error) {
+    // Removed by a concurrent erase between listing and stat: nothing to say.
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") problem(error);
+    return 0;
   }
 }

@@ -56,23 +56,28 @@ export function prepareAttributes(
     const held = heldValues(present, attr.value.matching);
     const values = normalizeValues(dir, attr.value, inputs, held);
     if (!values.ok) return values;
+    if (attr.value.name === attachedFacetsAttribute) {
+      // A value naming no facet is the attribute's own refusal, judged with its values, before
+      // later attributes are judged against the facets it names (an object of another class
+      // named there answered attribute-not-permitted for them; attack on the session's fixes).
+      // A facet the object already holds attached passes, compiled or not: a reference already
+      // held survives rewrites after its target died (a facet deleted on another node while
+      // this one attached it refused every later attach as unknown-facet; multi-valued audit,
+      // twenty-fifth session, regressions/held-dead-facet-rewrite-scripted).
+      const heldFacets = new Set(present.map((a) => a.value ?? ""));
+      for (const v of values.value) {
+        if (dir.schema.facetById(v.value) === undefined && !heldFacets.has(v.value)) {
+          return refuse("unknown-facet", `attachedFacets value ${v.value} is not a facet definition`);
+        }
+      }
+    }
     prepared.push({ attr: attr.value, values: values.value });
   }
   const attached = attachedFacetIds(current, prepared);
-  // Only values being written are judged: a stored value naming a facet this node does not
-  // (yet, or any more) know contributes nothing to the surface and must not block writes of
-  // other attributes (replication may deliver an instance before its facet).
-  // A facet the object already holds attached passes, compiled or not: a reference already
-  // held survives rewrites after its target died (a facet deleted on another node while this
-  // one attached it refused every later attach as unknown-facet; multi-valued audit,
-  // twenty-fifth session, regressions/held-dead-facet-rewrite-scripted).
+  // Only values being written are judged (in the loop above): a stored value naming a facet
+  // this node does not (yet, or any more) know contributes nothing to the surface and must not
+  // block writes of other attributes (replication may deliver an instance before its facet).
   const written = prepared.find((p) => p.attr.name === attachedFacetsAttribute);
-  const heldFacets = new Set(attached.before);
-  for (const id of written?.values.map((v) => v.value) ?? []) {
-    if (dir.schema.facetById(id) === undefined && !heldFacets.has(id)) {
-      return refuse("unknown-facet", `attachedFacets value ${id} is not a facet definition`);
-    }
-  }
   // With no attachedFacets written, the widest surface is the surface (the same facets).
   const surface = written === undefined && widest !== null ? widest : surfaceOf(dir.schema, className, attached.next).attributes;
   for (const p of prepared) {

@@ -380,6 +380,20 @@ describe("attachedFacets", () => {
     expectRefused(s.node, s.people, "attachedFacets", [s.alice], "unknown-facet");
   });
 
+  it("a create naming a non-facet in attachedFacets and filling an attribute gives unknown-facet", () => {
+    // Judged with attachedFacets' values, before the attribute after it is judged against
+    // the facets named (attack on the twenty-seventh session's fixes: attribute-not-permitted).
+    const s = setup();
+    const create = (facet: string) =>
+      s.node.create(
+        { parent: s.root, name: "Unit", className: "organizationalUnit", attributes: { attachedFacets: [facet], givenName: ["x"] } },
+        t0Ms,
+      );
+    expect(outcome(create(s.facet("user")))).toBe("unknown-facet");
+    expect(outcome(create(s.alice))).toBe("unknown-facet");
+    expect(outcome(create("00000000-0000-4000-8000-000000000001"))).toBe("unknown-facet");
+  });
+
   it("a GUID of no alive object in attachedFacets gives unknown-facet (SPEC's rule for it), other bad values syntax-violation", () => {
     const s = setup();
     expectRefused(s.node, s.people, "attachedFacets", ["00000000-0000-4000-8000-000000000001"], "unknown-facet");

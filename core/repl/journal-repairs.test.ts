@@ -313,6 +313,25 @@ describe("repair lines (attack on the twenty-seventh session's changes)", () => 
     expect(lines(n1, "repair").filter((l) => l.startsWith(`${s}: CNF name`))).toHaveLength(2);
   });
 
+  it("name the CNF at the breaker's home when a replicated delete of another member ends the cycle", () => {
+    const { d, n1, n2, n3 } = trio(61);
+    const a = make(n1, d.root, "Ay", "organizationalUnit", t0Ms + 1000);
+    const b = make(n1, d.root, "Bee", "organizationalUnit", t0Ms + 1000);
+    const c = make(n1, d.root, "Cee", "organizationalUnit", t0Ms + 1000);
+    pull(n1, n2, t0Ms + 1500);
+    pull(n1, n3, t0Ms + 1500);
+    unwrap(n1.move(c, { parent: a }, t0Ms + 2000));
+    unwrap(n1.move(b, { parent: c }, t0Ms + 2100));
+    unwrap(n2.move(a, { parent: b }, t0Ms + 2500));
+    const y = make(n1, b, "ay", "organizationalUnit", t0Ms + 2600);
+    pull(n2, n1, t0Ms + 3000);
+    expect(unwrap(n1.object(a, t0Ms + 3000)).path).toBe("/LostAndFound/Ay");
+    unwrap(n3.delete(c, t0Ms + 3500));
+    pull(n3, n1, t0Ms + 4000);
+    expect(unwrap(n1.object(y, t0Ms + 4000)).path).toBe(`/LostAndFound/Bee/ay CNF:${y}`);
+    expect(lines(n1, "repair")).toContain(`${y}: CNF name, shown as /LostAndFound/Bee/ay CNF:${y}`);
+  });
+
   it("name a CNF again when it comes back after a merged delete ended it", () => {
     const { d, n1, n2, n3 } = trio(42);
     const a = make(n1, d.root, "Xa", "organizationalUnit", t0Ms + 1000);

@@ -374,7 +374,10 @@ export class Replicator {
       if (record === undefined) continue;
       candidates.add(record.id);
       const was = before.get(record.id);
-      if (was !== undefined && (was.parent !== record.placement.parent || was.name !== record.placement.name)) {
+      // Moved, renamed, or died (a member of a cycle that dies ends the cycle as a move out
+      // does: attack on the session's last fixes).
+      const left = record.existence.stage !== "alive" || was?.parent !== record.placement.parent || was?.name !== record.placement.name;
+      if (was !== undefined && left) {
         if (was.parent !== null) noteNamesakes(was.parent, fold(was.name));
         // A cycle it was in (its old parent's chain led back to it; the other members have
         // not moved) is dissolved or broken elsewhere: each member back under its stored
