@@ -85,8 +85,13 @@ class Drain {
 
 function refuseShuttingDown(res: http.ServerResponse): void {
   if (res.headersSent || res.destroyed) return;
-  const body = JSON.stringify({ error: "shutting-down", message: "the daemon is shutting down" });
-  res.writeHead(transportStatus["shutting-down"], {
+  answerAndClose(res, "shutting-down", "the daemon is shutting down");
+}
+
+/** A transport refusal in the JSON envelope, outside Koa; the connection closes after it. */
+function answerAndClose(res: http.ServerResponse, code: TransportCode, message: string): void {
+  const body = JSON.stringify({ error: code, message });
+  res.writeHead(transportStatus[code], {
     "Content-Type": "application/json; charset=utf-8",
     "Content-Length": Buffer.byteLength(body),
     Connection: "close",
@@ -168,12 +173,6 @@ function answerClientError(
 
 /** 417 in the JSON envelope, as every non-2xx answer (HTTP audit, twenty-seventh session). */
 function refuseExpectation(req: http.IncomingMessage, res: http.ServerResponse): void {
-  const body = JSON.stringify({ error: "expectation-failed", message: "only Expect: 100-continue is supported" });
-  res.writeHead(transportStatus["expectation-failed"], {
-    "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(body),
-    connection: "close",
-  });
-  res.end(body);
+  answerAndClose(res, "expectation-failed", "only Expect: 100-continue is supported");
   req.resume();
 }
