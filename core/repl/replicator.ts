@@ -319,16 +319,6 @@ export class Replicator {
 
   /** Derived repairs are views, not writes; the journal notes each one once. */
   /**
-   * The records a batch's merges may have repaired: each record whose placement or existence
-   * arrived, and the held records the arrival may repair without arriving themselves: the
-   * alive children of a record that died (orphans now), its same-named stored siblings (a
-   * CNF name, when the arrival's claim is earlier), and the members of a stored cycle it
-   * closed. Judged once the cycle completes: records arrive in the source's USN order, so
-   * mid-cycle a child may precede its parent and a rename the rename that freed its name, and
-   * repairs judged per batch were journaled that the cycle's end undid (journal audit,
-   * twenty-fifth session), while repairs of held records were never journaled.
-   */
-  /**
    * Where the alive records a batch's placement or existence deltas name stood before the
    * merge (a chain walked after it takes them as they were): a record the
    * merge moves leaves its same-named neighbours there (a CNF it made ends, so that a later
@@ -347,6 +337,16 @@ export class Replicator {
     return out;
   }
 
+  /**
+   * The records a batch's merges may have repaired: each record whose placement or existence
+   * arrived, and the held records the arrival may repair without arriving themselves: the
+   * alive children of a record that died (orphans now), its same-named stored siblings (a
+   * CNF name, when the arrival's claim is earlier), and the members of a stored cycle it
+   * closed. Judged once the cycle completes: records arrive in the source's USN order, so
+   * mid-cycle a child may precede its parent and a rename the rename that freed its name, and
+   * repairs judged per batch were journaled that the cycle's end undid (journal audit,
+   * twenty-fifth session), while repairs of held records were never journaled.
+   */
   private noteRepairCandidates(batch: PullBatch, before: ReadonlyMap<Guid, Placement>): void {
     const dir = this.node.dir;
     let candidates = this.repairCandidates.get(batch.from);
@@ -379,9 +379,9 @@ export class Replicator {
       const left = record.existence.stage !== "alive" || was?.parent !== record.placement.parent || was?.name !== record.placement.name;
       if (was !== undefined && left) {
         if (was.parent !== null) noteNamesakes(was.parent, fold(was.name));
-        // A cycle it was in (its old parent's chain led back to it; the other members have
-        // not moved) is dissolved or broken elsewhere: each member back under its stored
-        // parent, beside that parent's children of its name.
+        // A cycle it was in (its old parent's chain, walked as the batch found it, led back to
+        // it) is dissolved or broken elsewhere: each member back under its stored parent,
+        // beside that parent's children of its name.
         for (const member of storedChainBackTo(dir, was.parent, record.id, before) ?? []) {
           candidates.add(member);
           const m = dir.get(member);
@@ -397,8 +397,9 @@ export class Replicator {
           candidates.add(child);
           // Brought back under it from /LostAndFound, an orphan leaves its namesakes there
           // (a CNF it made there ends; attack on the session's fixes).
-          const c = delta.existence !== null && lostAndFound !== null ? dir.get(child) : undefined;
-          if (c !== undefined && c.existence.stage === "alive") noteNamesakes(lostAndFound!, fold(c.placement.name));
+          if (delta.existence === null || lostAndFound === null) continue;
+          const c = dir.get(child);
+          if (c !== undefined && c.existence.stage === "alive") noteNamesakes(lostAndFound, fold(c.placement.name));
         }
       }
       const parent = record.placement.parent;
@@ -469,4 +470,3 @@ export class Replicator {
   }
 
 }
-
