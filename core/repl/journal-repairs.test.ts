@@ -250,6 +250,22 @@ describe("repair lines (attack on the twenty-seventh session's changes)", () => 
     return { d, n1: d.node, n2, n3 };
   }
 
+  /**
+   * Ay, Bee and Cee made on n1 and pulled by n2 (and `others`); then n1 puts Cee under Ay and
+   * Bee under Cee while n2 puts Ay under Bee, neither pulling: a cycle of three once they meet,
+   * broken at Ay (the latest claim).
+   */
+  function cycleOfThree(root: Guid, n1: DirectoryNode, n2: DirectoryNode, ...others: DirectoryNode[]) {
+    const a = make(n1, root, "Ay", "organizationalUnit", t0Ms + 1000);
+    const b = make(n1, root, "Bee", "organizationalUnit", t0Ms + 1000);
+    const c = make(n1, root, "Cee", "organizationalUnit", t0Ms + 1000);
+    for (const n of [n2, ...others]) pull(n1, n, t0Ms + 1500);
+    unwrap(n1.move(c, { parent: a }, t0Ms + 2000));
+    unwrap(n1.move(b, { parent: c }, t0Ms + 2100));
+    unwrap(n2.move(a, { parent: b }, t0Ms + 2500));
+    return { a, b, c };
+  }
+
   it("name a CNF in /LostAndFound again when it comes back after an orphan renamed away ended it", () => {
     const { d, n1, n2, n3 } = trio(41);
     const lostAndFound = n1.dir.landmarks()!.lostAndFound!;
@@ -272,13 +288,7 @@ describe("repair lines (attack on the twenty-seventh session's changes)", () => 
 
   it("name the CNF at the old breaker's home when two members of its cycle move in one batch", () => {
     const { d, n1, n2 } = pair(61);
-    const a = make(n1, d.root, "Ay", "organizationalUnit", t0Ms + 1000);
-    const b = make(n1, d.root, "Bee", "organizationalUnit", t0Ms + 1000);
-    const c = make(n1, d.root, "Cee", "organizationalUnit", t0Ms + 1000);
-    pull(n1, n2, t0Ms + 1500);
-    unwrap(n1.move(c, { parent: a }, t0Ms + 2000));
-    unwrap(n1.move(b, { parent: c }, t0Ms + 2100));
-    unwrap(n2.move(a, { parent: b }, t0Ms + 2500));
+    const { a, b, c } = cycleOfThree(d.root, n1, n2);
     pull(n1, n2, t0Ms + 3000);
     const y = make(n1, b, "ay", "organizationalUnit", t0Ms + 3500);
     pull(n2, n1, t0Ms + 4000);
@@ -315,14 +325,7 @@ describe("repair lines (attack on the twenty-seventh session's changes)", () => 
 
   it("name the CNF at the breaker's home when a replicated delete of another member ends the cycle", () => {
     const { d, n1, n2, n3 } = trio(61);
-    const a = make(n1, d.root, "Ay", "organizationalUnit", t0Ms + 1000);
-    const b = make(n1, d.root, "Bee", "organizationalUnit", t0Ms + 1000);
-    const c = make(n1, d.root, "Cee", "organizationalUnit", t0Ms + 1000);
-    pull(n1, n2, t0Ms + 1500);
-    pull(n1, n3, t0Ms + 1500);
-    unwrap(n1.move(c, { parent: a }, t0Ms + 2000));
-    unwrap(n1.move(b, { parent: c }, t0Ms + 2100));
-    unwrap(n2.move(a, { parent: b }, t0Ms + 2500));
+    const { a, b, c } = cycleOfThree(d.root, n1, n2, n3);
     const y = make(n1, b, "ay", "organizationalUnit", t0Ms + 2600);
     pull(n2, n1, t0Ms + 3000);
     expect(unwrap(n1.object(a, t0Ms + 3000)).path).toBe("/LostAndFound/Ay");
