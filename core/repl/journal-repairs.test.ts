@@ -266,24 +266,36 @@ describe("repair lines (attack on the twenty-seventh session's changes)", () => 
     return { a, b, c };
   }
 
-  it("name a CNF in /LostAndFound again when it comes back after an orphan renamed away ended it", () => {
-    const { d, n1, n2, n3 } = trio(41);
+  /**
+   * On n1: an orphan Kid (its parent P deleted on n1 while n2 made it) turns an object "kid"
+   * stored in /LostAndFound into a CNF; `end` then ends that CNF on n2, which n1 pulls; a
+   * rival orphan KID (parent Q, made on n3) brings it back when n1 pulls from n3. The CNF is
+   * journaled twice on n1.
+   */
+  function cnfInLostAndFoundBack(seed: number, end: (n1: DirectoryNode, n2: DirectoryNode, kid: Guid, p: Guid) => void) {
+    const { d, n1, n2, n3 } = trio(seed);
     const lostAndFound = n1.dir.landmarks()!.lostAndFound!;
     const p = make(n1, d.root, "P", "organizationalUnit", t0Ms + 1000);
+    const q = make(n1, d.root, "Q", "organizationalUnit", t0Ms + 1000);
     pull(n1, n2, t0Ms + 1500);
     pull(n1, n3, t0Ms + 1500);
     unwrap(n1.delete(p, t0Ms + 2000));
-    const o = make(n2, p, "Kid", "organizationalUnit", t0Ms + 2000);
-    make(n3, p, "KID", "organizationalUnit", t0Ms + 2500);
+    unwrap(n1.delete(q, t0Ms + 2000));
+    const kid = make(n2, p, "Kid", "organizationalUnit", t0Ms + 2000);
+    make(n3, q, "KID", "organizationalUnit", t0Ms + 2500);
     const s = make(n2, lostAndFound, "kid", "organizationalUnit", t0Ms + 3000);
     pull(n2, n1, t0Ms + 3500);
     expect(unwrap(n1.object(s, t0Ms + 3500)).path).toBe(`/LostAndFound/kid CNF:${s}`);
-    unwrap(n2.move(o, { name: "Other" }, t0Ms + 4000));
+    end(n1, n2, kid, p);
     pull(n2, n1, t0Ms + 4500);
     expect(unwrap(n1.object(s, t0Ms + 4500)).path).toBe("/LostAndFound/kid");
     pull(n3, n1, t0Ms + 5500);
     expect(unwrap(n1.object(s, t0Ms + 5500)).path).toBe(`/LostAndFound/kid CNF:${s}`);
     expect(lines(n1, "repair").filter((l) => l.startsWith(`${s}: CNF name`))).toHaveLength(2);
+  }
+
+  it("name a CNF in /LostAndFound again when it comes back after an orphan renamed away ended it", () => {
+    cnfInLostAndFoundBack(41, (_n1, n2, kid) => unwrap(n2.move(kid, { name: "Other" }, t0Ms + 4000)));
   });
 
   it("name the CNF at the old breaker's home when two members of its cycle move in one batch", () => {
@@ -301,26 +313,10 @@ describe("repair lines (attack on the twenty-seventh session's changes)", () => 
   });
 
   it("name a CNF in /LostAndFound again when it comes back after a replicated restore ended it", () => {
-    const { d, n1, n2, n3 } = trio(43);
-    const lostAndFound = n1.dir.landmarks()!.lostAndFound!;
-    const p = make(n1, d.root, "P", "organizationalUnit", t0Ms + 1000);
-    const q = make(n1, d.root, "Q", "organizationalUnit", t0Ms + 1000);
-    pull(n1, n2, t0Ms + 1500);
-    pull(n1, n3, t0Ms + 1500);
-    unwrap(n1.delete(p, t0Ms + 2000));
-    unwrap(n1.delete(q, t0Ms + 2000));
-    make(n2, p, "Kid", "organizationalUnit", t0Ms + 2000);
-    make(n3, q, "KID", "organizationalUnit", t0Ms + 2500);
-    const s = make(n2, lostAndFound, "kid", "organizationalUnit", t0Ms + 3000);
-    pull(n2, n1, t0Ms + 3500);
-    expect(unwrap(n1.object(s, t0Ms + 3500)).path).toBe(`/LostAndFound/kid CNF:${s}`);
-    pull(n1, n2, t0Ms + 3600);
-    unwrap(n2.restore(p, t0Ms + 4000));
-    pull(n2, n1, t0Ms + 4500);
-    expect(unwrap(n1.object(s, t0Ms + 4500)).path).toBe("/LostAndFound/kid");
-    pull(n3, n1, t0Ms + 5500);
-    expect(unwrap(n1.object(s, t0Ms + 5500)).path).toBe(`/LostAndFound/kid CNF:${s}`);
-    expect(lines(n1, "repair").filter((l) => l.startsWith(`${s}: CNF name`))).toHaveLength(2);
+    cnfInLostAndFoundBack(43, (n1, n2, _kid, p) => {
+      pull(n1, n2, t0Ms + 3600);
+      unwrap(n2.restore(p, t0Ms + 4000));
+    });
   });
 
   it("name the CNF at the breaker's home when a replicated delete of another member ends the cycle", () => {
