@@ -368,11 +368,21 @@ export class Directory {
     };
   }
 
-  /** A definition's namespace: its parent when that is a schemaNamespace (of this store). */
+  /**
+   * A definition's namespace: its parent when that is a schemaNamespace, or when that is not
+   * held yet. Only the base definitions (system objects, minted with the domain) live outside
+   * a namespace, so a missing parent of any other definition is a namespace still on its way
+   * (a namespace restored elsewhere is re-stamped after the definitions created in it
+   * meanwhile): the definition waits for it. Taken for unprefixed, it entered the election of
+   * a base name and could displace a base definition (schema audit, twenty-eighth session).
+   */
   private namespaceOf(record: ObjectRecord): Guid | null {
     const parent = record.placement.parent;
-    const parentRecord = parent === null ? undefined : this.store.get(parent);
-    return parentRecord?.existence.className === "schemaNamespace" ? parentRecord.id : null;
+    const existence = record.existence;
+    if (parent === null || existence.system || existence.className === "schemaNamespace") return null;
+    const parentRecord = this.store.get(parent);
+    if (parentRecord === undefined) return parent;
+    return parentRecord.existence.className === "schemaNamespace" ? parentRecord.id : null;
   }
 
   isReferenceAttribute(attribute: string): boolean {

@@ -221,9 +221,23 @@ describe("names and lookup", () => {
     );
   });
 
-  test("a second flat copy of a base name loses to the lower id", () => {
+  test("a flat copy of a base name that is not a base definition never holds the name, whatever its id", () => {
+    // The lowest id would win a duplicate election: a copy below every base id must still lose.
+    const lowest = "00000000-0000-4000-8000-000000000000";
+    for (const id of [gid(10), lowest]) {
+      const schema = compileSchema([...base.defs, attributeDef(id, null, "Surname")]);
+      expect(schema.attribute("surname")?.id).toBe(base.idOf("surname"));
+      expect(schema.classes.length).toBe(compileSchema(base.defs).classes.length);
+      expect(reasonOf(schema, id)).toBe(
+        'unprefixed space is reserved: "Surname" is a base attribute name, held by the base definition',
+      );
+    }
+  });
+
+  test("a second system copy of a base name loses to the lower id", () => {
     const copy = attributeDef(gid(10), null, "Surname");
-    const schema = compileSchema([...base.defs, copy]);
+    const system = { ...copy, values: { ...copy.values, system: [{ value: "true" }] } };
+    const schema = compileSchema([...base.defs, system]);
     expect(schema.attribute("surname")?.id).toBe(base.idOf("surname"));
     expect(reasonOf(schema, gid(10))).toBe(`duplicate name: ${base.idOf("surname")} holds it`);
   });

@@ -88,6 +88,10 @@ export function parseDefinition(def: NormalDefinition): ParseOutcome {
     if (system === true && def.namespaceId !== null) {
       problems.push("system is true only on base definitions; a namespaced definition has system false");
     }
+    // And only they are unprefixed: one of another's name would stand for the base definition.
+    if (system === false && def.namespaceId === null && baseNames[kind].has(fold(def.name))) {
+      problems.push(`unprefixed space is reserved: "${def.name}" is a base ${kind} name, held by the base definition`);
+    }
   }
   const body = parseBody(kind, r);
   if (problems.length > 0 || body === undefined) return { ok: false, problems };
