@@ -427,7 +427,7 @@ export class Directory {
     };
     const purgeAfterMs = seconds("maxTimeApart", limits.purgeHorizonDefaultS) * 1000;
     const windowMs = seconds("timeUntilShred", limits.restoreWindowDefaultS) * 1000;
-    return { restoreWindowMs: Math.min(windowMs, Math.floor(purgeAfterMs / 2)), purgeAfterMs };
+    return { restoreWindowMs: Math.min(windowMs, longestWindowMs(purgeAfterMs)), purgeAfterMs };
   }
 
   private findRoot(): Guid | null {
@@ -494,4 +494,13 @@ function copyMeta(atom: ValueAtom): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(atom.meta ?? {})) out[k] = [...v];
   return out;
+}
+
+/**
+ * The longest restore window any node can run under a purge horizon (replicationConfig caps
+ * `timeUntilShred` at half of it): a node that has not yet seen a shorter `timeUntilShred`
+ * still restores inside it.
+ */
+export function longestWindowMs(purgeAfterMs: number): number {
+  return Math.floor(purgeAfterMs / 2);
 }

@@ -1,4 +1,5 @@
 import type { Directory } from "../directory";
+import { longestWindowMs } from "../directory";
 import { ok, refuse } from "../errors";
 import type { Result } from "../errors";
 import type { Guid } from "../guid";
@@ -22,7 +23,7 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   }
   const found = requireObject(dir, id);
   if (!found.ok) return found;
-  const { purgeAfterMs, restoreWindowMs } = dir.replicationConfig();
+  const { purgeAfterMs } = dir.replicationConfig();
   if (!shreddable(found.value, atMs, purgeAfterMs)) {
     return refuse("already-deleted", `object ${id} is already shredded (or past the purge horizon)`);
   }
@@ -40,18 +41,23 @@ export function shredObject(dir: Directory, id: Guid, atMs: number): Result<numb
   // an unstamped member came back alive with its values under the shredded parent
   // (regressions/subtree-shred-covers-aged-member-scripted,
   // subtree-shred-covers-window-edge-restore-scripted). Shredded absorbs whatever the stamp,
-  // so theirs is dated at the end of their window: such a restore arrives, if ever, within a
-  // horizon of it (a pair apart longer is refused), and the skeleton must outlive that (dated
-  // by the delete, GC purged it first: shred-skeleton-outlives-late-restore-scripted), while
-  // dated now it outlived by a whole horizon the partners whose clocks run ahead and that had
-  // purged them (shred-restamps-purged-tombstone). Records past the horizon are GC's.
+  // so theirs is dated at the end of the longest window any node may still run: such a
+  // restore arrives, if ever, within a horizon of it (a pair apart longer is refused), and the
+  // skeleton must outlive that (dated by the delete, GC purged it first:
+  // shred-skeleton-outlives-late-restore-scripted), while dated now it outlived by a whole
+  // horizon the partners whose clocks run ahead and that had purged them
+  // (shred-restamps-purged-tombstone). Not this node's own window: a partner that has not yet
+  // seen a shortened `timeUntilShred` restores inside the longer one, and its restore reached
+  // a partner that had purged the early-dated skeleton, which rebuilt the object alive with
+  // its erased values (regressions/shortened-window-shred-scripted; tombstone audit,
+  // twenty-eighth session). Records past the horizon are GC's.
   const doomed = shownSubtree(dir, id).filter((r) => shreddable(r, atMs, purgeAfterMs));
   const removable = checkProtectedAndUsed(dir, doomed);
   if (!removable.ok) return removable;
   for (const record of doomed) {
     const deleteRoot = record.existence.deleteRoot ?? id;
     const aged = effectiveStage(dir, record, atMs) === "shredded";
-    const at = aged ? Math.min(atMs, record.existence.stamp.atMs + restoreWindowMs) : atMs;
+    const at = aged ? Math.min(atMs, record.existence.stamp.atMs + longestWindowMs(purgeAfterMs)) : atMs;
     writeStage(dir, record, { stage: "shredded", deleteRoot, atMs: at, attrs: () => new Map() });
   }
   dir.refreshSchema();
