@@ -14,7 +14,7 @@ import { freshDomain, t0Ms, unwrap, withStoredCycle } from "../../core/testing/n
 import { EffectiveView } from "../../core/view/effective-view";
 import { RoundTracker } from "../scenario/round-tracker";
 import { Ledger } from "./ledger";
-import { convergenceViolations, durabilityViolations, treeViolations } from "./oracles";
+import { convergenceViolations, durabilityViolations, schemaViolations, treeViolations, waitsForDelivery } from "./oracles";
 import { ResurrectionOracle } from "./resurrection-oracle";
 
 /** Writes `record` with a forged existence, as a buggy merge would. */
@@ -290,5 +290,49 @@ describe("the convergence oracle", () => {
     expect(lines[0]).toContain("description{x\\u0000y\\ud800=absent@");
     // The line is text: no raw control character or lone surrogate reaches a report.
     expect(lines[0]).not.toMatch(/[\u0000-\u001f\ud800-\udfff]/u);
+  });
+});
+
+describe("the schema oracle", () => {
+  /**
+   * A facet over two attributes a node never got (forged: both records purged from its store,
+   * as if never delivered) waits for both; the compiler joins the two problems with "; ".
+   * The oracle took only a reason of one problem for "waiting", and passed this node (schema
+   * audit, twenty-eighth session).
+   */
+  it("flags a definition waiting for two dependencies that never arrived", () => {
+    const d = freshDomain(7);
+    const n = d.node;
+    const born = { lifecycle: ["active"], system: ["false"] };
+    const ns = unwrap(n.create({ parent: d.schema, name: "org.oracle", className: "schemaNamespace" }, t0Ms)).id;
+    const attr = (name: string) =>
+      unwrap(
+        n.create(
+          {
+            parent: ns,
+            name,
+            className: "attributeDefinition",
+            attributes: { ...born, syntax: ["string"], singleValued: ["true"], matching: ["caseless"] },
+          },
+          t0Ms,
+        ),
+      ).id;
+    const [a, b] = [attr("first"), attr("second")];
+    const facet = unwrap(
+      n.create({ parent: ns, name: "pair", className: "facetDefinition", attributes: { ...born, attributes: [a, b] } }, t0Ms),
+    ).id;
+    expect(schemaViolations("n1", n)).toEqual([]);
+    n.dir.purge(a);
+    n.dir.purge(b);
+    n.dir.refreshSchema();
+    const reason = n.dir.schema.quarantined.find((q) => q.id === facet)?.reason;
+    expect(reason).toBe(`waiting for attribute ${a}; waiting for attribute ${b}`);
+    expect(schemaViolations("n1", n)).toEqual([`n1: org.oracle-pair (${facet}) still quarantined: ${reason}`]);
+  });
+
+  it("takes a chain behind a quarantined definition, or a duplicate name, for legitimate", () => {
+    expect(waitsForDelivery("waiting for facet abc, which is quarantined")).toBe(false);
+    expect(waitsForDelivery("duplicate name: abc holds it")).toBe(false);
+    expect(waitsForDelivery("namespace abc is deleted; waiting for attribute def")).toBe(true);
   });
 });
