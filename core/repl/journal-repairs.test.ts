@@ -388,3 +388,74 @@ describe("merge-discarded lines", () => {
     expect(lines(n2, "merge-discarded")).toEqual([]);
   });
 });
+
+/** Diff review, twenty-eighth session: repairs that ended and came back, or came without a move. */
+describe("repair lines after the twenty-eighth session's review", () => {
+  const repairs = (n: DirectoryNode) => lines(n, "repair");
+
+  it("name the CNF a returning breaker makes beside a child of its home", () => {
+    const d = freshDomain(21);
+    const n1 = d.node;
+    const n2 = DirectoryNode.joining(seededRandom(121));
+    const n3 = DirectoryNode.joining(seededRandom(122));
+    const a = make(n1, d.root, "A", "organizationalUnit", t0Ms + 500);
+    const b = make(n1, d.root, "B", "organizationalUnit", t0Ms + 500);
+    pull(n1, n2, t0Ms + 600);
+    pull(n1, n3, t0Ms + 600);
+    unwrap(n1.move(a, { parent: b }, t0Ms + 1000));
+    unwrap(n2.move(b, { parent: a }, t0Ms + 2000));
+    pull(n1, n3, t0Ms + 2100);
+    // n1, which does not know B's move, names a child of A "B" (a later claim than B's move).
+    const s = make(n1, a, "B", "organizationalUnit", t0Ms + 3000);
+    pull(n1, n2, t0Ms + 3200);
+    expect(unwrap(n2.object(s, t0Ms + 3300)).path).toBe("/LostAndFound/B/A/B");
+    // n3 moves A away and back: the same parent and name, a later claim; A becomes the breaker.
+    unwrap(n3.move(a, { parent: d.root }, t0Ms + 4000));
+    unwrap(n3.move(a, { parent: b }, t0Ms + 5000));
+    const before = repairs(n2).length;
+    pull(n3, n2, t0Ms + 6000);
+    const shown = unwrap(n2.object(s, t0Ms + 6100)).path;
+    expect(shown).toContain(`CNF:${s}`);
+    expect(repairs(n2).slice(before)).toContain(`${s}: CNF name, shown as ${shown}`);
+  });
+
+  it("name a CNF again that ended with its copy's delete and came back with its restore", () => {
+    const d = freshDomain(31);
+    const n1 = d.node;
+    const n2 = DirectoryNode.joining(seededRandom(131));
+    pull(n1, n2, t0Ms);
+    make(n1, d.root, "Alpha", "organizationalUnit", t0Ms + 1000);
+    const later = make(n2, d.root, "ALPHA", "organizationalUnit", t0Ms + 2000);
+    sync(n2, n1, t0Ms + 3000);
+    const cnf = `${later}: CNF name, shown as /ALPHA CNF:${later}`;
+    expect(repairs(n1)).toEqual([cnf]);
+    unwrap(n2.delete(later, t0Ms + 4000));
+    pull(n2, n1, t0Ms + 5000);
+    unwrap(n2.restore(later, t0Ms + 6000));
+    pull(n2, n1, t0Ms + 7000);
+    expect(unwrap(n1.object(later, t0Ms + 7100)).path).toBe(`/ALPHA CNF:${later}`);
+    expect(repairs(n1)).toEqual([cnf, cnf]);
+  });
+
+  it("name a CNF again that ended when its parent's delete orphaned both copies and came back with its restore", () => {
+    const d = freshDomain(11);
+    const a = d.node;
+    const b = DirectoryNode.joining(seededRandom(111));
+    const c = DirectoryNode.joining(seededRandom(112));
+    pull(a, b, t0Ms);
+    pull(a, c, t0Ms);
+    const p = make(a, d.root, "Projects", "organizationalUnit", t0Ms + 1000);
+    pull(a, b, t0Ms + 1100);
+    pull(a, c, t0Ms + 1100);
+    make(b, p, "Alpha", "organizationalUnit", t0Ms + 2000);
+    const later = make(c, p, "ALPHA", "organizationalUnit", t0Ms + 3000);
+    pull(c, b, t0Ms + 4000);
+    const cnf = `${later}: CNF name, shown as /Projects/ALPHA CNF:${later}`;
+    expect(repairs(b)).toEqual([cnf]);
+    unwrap(a.delete(p, t0Ms + 5000)); // a knows no child of p
+    pull(a, b, t0Ms + 6000);
+    unwrap(a.restore(p, t0Ms + 7000));
+    pull(a, b, t0Ms + 8000);
+    expect(repairs(b).filter((l) => l === cnf)).toHaveLength(2);
+  });
+});

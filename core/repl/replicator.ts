@@ -46,11 +46,13 @@ export class Replicator {
   /** Per partner, the last completed pull a `partner-stale` warning was journaled for. */
   private readonly staleJournaled = new Map<Guid, number>();
   /**
-   * Derived repairs journaled this boot and still in force: per object, its repairs by kind
-   * and stored parent (and, for a CNF name, the stored name: a CNF pair made again under
-   * another name is a new repair, whether or not this node saw the first one end).
+   * Derived repairs journaled this boot and still in force: per object, the repair in force by
+   * kind and stored parent (and, for a CNF name, the stored name: a CNF pair made again under
+   * another name is a new repair, whether or not this node saw the first one end). Forgotten
+   * when the object is judged unrepaired or not alive, or replaced by a repair of another kind:
+   * a CNF that ends (its copy deleted or orphaned) and comes back is journaled again.
    */
-  private readonly repairsJournaled = new Map<Guid, Set<string>>();
+  private readonly repairsJournaled = new Map<Guid, string>();
   /**
    * Per partner, the records the merges of its pull cycle so far may have repaired, judged
    * when the cycle completes (journalRepairs).
@@ -409,7 +411,14 @@ export class Replicator {
       // attack on the session's changes: a CNF back later was not journaled again).
       noteNamesakes(parent, folded);
       if (record.existence.stage !== "alive") continue;
-      for (const member of aliveStoredCycle(dir, record) ?? []) candidates.add(member);
+      // The cycle's members, and their namesakes at home: a member made the breaker without
+      // moving (its placement came back the same, with a later claim) sends the old breaker
+      // home beside them (diff review, twenty-eighth session).
+      for (const member of aliveStoredCycle(dir, record) ?? []) {
+        candidates.add(member);
+        const held = dir.get(member);
+        if (held?.placement.parent != null) noteNamesakes(held.placement.parent, fold(held.placement.name));
+      }
     }
   }
 
@@ -455,16 +464,15 @@ export class Replicator {
         kind === "CNF name"
           ? `${kind}:${record.placement.parent}:${fold(record.placement.name)}`
           : `${kind}:${record.placement.parent}`;
-      let journaled = this.repairsJournaled.get(record.id);
-      if (journaled?.has(what) === true) return;
-      if (journaled === undefined) this.repairsJournaled.set(record.id, (journaled = new Set()));
-      journaled.add(what);
+      if (this.repairsJournaled.get(record.id) === what) return;
+      this.repairsJournaled.set(record.id, what);
       dir.journal.add(nowMs, "repair", `${record.id}: ${kind}, shown as ${view.path(record)}`);
     };
     for (const ids of [candidates, rivals]) {
       for (const id of ids) {
         const record = dir.get(id);
         if (record !== undefined && record.existence.stage === "alive") judge(record);
+        else this.repairsJournaled.delete(id); // ended: its return is a new repair
       }
     }
   }

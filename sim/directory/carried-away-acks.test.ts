@@ -50,3 +50,54 @@ describe("acks carried away before a rollback", () => {
     });
   }
 });
+
+/**
+ * An ack kept at its node's rollback because n1 carried it away stays judged when another
+ * node's rollback (n3's, losing nothing) comes while n1 is down with a crash: n1's disk still
+ * holds it, and n1 spreads it on restart. Before (diff review, twenty-eighth session) the
+ * re-ask at n3's rollback found no running holder and forgave it for good.
+ */
+function holderDownScenario(unrelatedRollback: boolean): string {
+  return `scenario carried-then-holder-down
+checks DESIGN "Oracles" 2 under a rollback
+nodes 3
+faults none
+rate 0
+safety 60s
+timing pullTimeout=3s
+
+at 5s image n2 before
+at 5500ms pause-pulls n3
+at 6s n2 create / Orion organizationalUnit as @W1
+at 7s n2 put @W1 description v1
+at 9s pause-pulls n1
+at 10s pause-pulls n2
+at 10s rollback n2 before down=500ms
+at 11s crash n1 down=10s
+at 12s image n3 K
+${unrelatedRollback ? "at 13s rollback n3 K down=500ms" : ""}
+at 24s resume-pulls n1
+at 24s resume-pulls n2
+at 24s resume-pulls n3
+`;
+}
+
+describe("a carried-away ack whose holder is down at a later rollback", () => {
+  const judged = (unrelatedRollback: boolean, seed: number): number => {
+    let last: DirectoryWorld | null = null;
+    const r = runScenario(parseScenario(holderDownScenario(unrelatedRollback)), {
+      seed,
+      afterEvent: (dw) => (last = dw),
+    });
+    expect(r.violations).toEqual([]);
+    const dw = last as DirectoryWorld | null;
+    if (dw === null) throw new Error("the run had no event");
+    return dw.ledger.acked.filter((a) => a.node === "n2" && a.trueMs >= 5_000 && a.trueMs <= 10_000).length;
+  };
+
+  it.each([1, 2, 3])("stays judged (seed %i)", (seed) => {
+    const without = judged(false, seed);
+    expect(without).toBeGreaterThanOrEqual(3);
+    expect(judged(true, seed)).toBe(without);
+  });
+});

@@ -109,6 +109,8 @@ export function directoryWorld(options: DirectoryWorldOptions): DirectoryWorld {
         ledger.forgiveRolledBack(event.node, event.imageTimeMs, event.timeMs, (ack, last) => {
           const hinted = last === null ? undefined : hosts.get(last)?.node;
           if (hinted != null && holdsAcked(hinted, ack)) return last;
+          // Crashed, not rolled back: its disk still holds the copy (its own rollback re-asks).
+          if (last !== null && hinted === null && last !== event.node) return last;
           return running.find(([id, n]) => id !== last && holdsAcked(n, ack))?.[0] ?? null;
         });
       }
