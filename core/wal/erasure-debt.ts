@@ -33,23 +33,29 @@ export class ErasureDebt {
     private state: ErasureDebtState,
   ) {}
 
-  /** `activeGeneration` bounds a debt whose file is unreadable: the worst case still pays. */
+  /**
+   * `activeGeneration` bounds a debt whose file is junk: the worst case still pays. The file
+   * is written by rename after a sync, so anything but a non-negative count and generation is
+   * foreign junk (unparsable, another shape, a negative count: a negative one was taken, and
+   * the next shred's assertion killed storage at every boot; a count that is not a number was
+   * taken for no debt; storage audit, twenty-eighth session). A generation beyond the active
+   * one is brought down to it: nothing on disk is newer.
+   */
   static load(fs: FileSystem, activeGeneration: number): ErasureDebt {
     const bytes = fs.read(erasureDebtPath);
-    let state: ErasureDebtState = { count: 0, generation: 0 };
-    if (bytes !== null) {
-      try {
-        const parsed = JSON.parse(decoder.decode(bytes)) as Partial<ErasureDebtState>;
-        if (Number.isSafeInteger(parsed.count) && Number.isSafeInteger(parsed.generation)) {
-          state = { count: parsed.count ?? 0, generation: parsed.generation ?? 0 };
-        }
-      } catch {
-        // Written by rename after a sync, so unparsable means foreign junk: assume a debt that
-        // covers everything on disk now.
-        state = { count: 1, generation: activeGeneration };
-      }
+    if (bytes === null) return new ErasureDebt(fs, { count: 0, generation: 0 });
+    const junk: ErasureDebtState = { count: 1, generation: activeGeneration };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(decoder.decode(bytes));
+    } catch {
+      return new ErasureDebt(fs, junk);
     }
-    return new ErasureDebt(fs, state);
+    const { count, generation } = (parsed ?? {}) as Partial<Record<keyof ErasureDebtState, unknown>>;
+    const whole = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+    if (!whole(count) || !whole(generation)) return new ErasureDebt(fs, junk);
+    if (count === 0) return new ErasureDebt(fs, { count: 0, generation: 0 });
+    return new ErasureDebt(fs, { count, generation: Math.min(generation, activeGeneration) });
   }
 
   get count(): number {
