@@ -178,6 +178,37 @@ describe("DurableStore", () => {
     expect(refused).not.toContain(token(17).slice(0, 8));
   });
 
+  it("a refused boot leaves a damaged snapshot's files as they were: repaired, it boots whole", async () => {
+    // A fresh snapshot's entries sit in LevelDB's own log until its first open, whose recovery
+    // drops a damaged record and unlinks the log: the refusal came after the only copy was gone
+    // (storage audit, twenty-eighth session). Now the scan holds the files by links and puts
+    // them back when it fails.
+    const dir = await withSnapshot(60, (i) => JSON.stringify({ name: `value ${i}`.padEnd(200, "x") }), [["o/tail", "t"]]);
+    const level = path.join(dir, "snap", "gen-000001.level");
+    const files = () =>
+      Object.fromEntries(fs.readdirSync(level).map((f) => [f, createHash("sha256").update(fs.readFileSync(path.join(level, f))).digest("hex")]));
+    const log = fs.readdirSync(level).map((f) => path.join(level, f)).find((f) => f.endsWith(".log") && fs.statSync(f).size > 4000);
+    expect(log, "the snapshot's entries are in LevelDB's log").toBeDefined();
+    const bytes = fs.readFileSync(log!);
+    const at = Math.floor(bytes.length / 2);
+    const good = bytes[at]!;
+    bytes[at] = good ^ 0x20;
+    fs.writeFileSync(log!, bytes);
+    const damaged = files();
+    for (let boot = 0; boot < 2; boot++) {
+      expect(await refusalOf(DurableStore.open(dir))).toMatch(/^snapshot snap\/gen-000001\.level holds \d+ entries where its marker says 60/u);
+      expect(files()).toEqual(damaged);
+      expect(fs.readdirSync(path.join(dir, "snap")).sort()).toEqual(["gen-000001.done", "gen-000001.level"]);
+    }
+    bytes[at] = good;
+    fs.writeFileSync(log!, bytes);
+    const again = await DurableStore.open(dir);
+    expect(again.entries.size).toBe(61);
+    expect(again.entries.get("o/59")).toBe(JSON.stringify({ name: "value 59".padEnd(200, "x") }));
+    await again.store.close();
+    expect(fs.readdirSync(path.join(dir, "snap")).sort()).toEqual(["gen-000001.done", "gen-000001.level"]);
+  });
+
   it("refuses a boot whose log after the newest snapshot is missing; an empty one accepts the loss", async () => {
     const dir = await withSnapshot(10, (i) => `v${i}`, [["o/after", "acknowledged after the snapshot"]]);
     const log = path.join(dir, "wal", "gen-000002.log");

@@ -14,6 +14,7 @@ import { StorageCorruptError } from "../../core/wal/storage-errors";
 import { walLimits } from "../../core/wal/wal-limits";
 import type { NodeFileSystem } from "./node-fs";
 import { SnapshotDigest } from "./snapshot-digest";
+import { SnapshotHold } from "./snapshot-hold";
 
 type Entries = AsyncIterable<readonly [string, string]>;
 
@@ -56,18 +57,15 @@ export class LevelSnapshotFormat
    * the marker (the entries handed over by then must be dropped).
    */
   async stream(meta: SnapshotMeta, sink: (key: string, value: string) => void): Promise<void> {
-    const check = new ScanCheck(this.dataPath(meta.generation), meta);
     for await (const chunk of this.chunks(meta)) {
       for (let i = 0; i < chunk.length; i++) {
         const [key, value] = chunk[i]!;
         // Dropped as soon as handed over, so a value dies young instead of surviving (and
         // being promoted by) the collections that decoding the rest of the chunk triggers.
         chunk[i] = done;
-        check.add(key, value);
         sink(key, value);
       }
     }
-    check.end();
   }
 
   /**
@@ -76,14 +74,7 @@ export class LevelSnapshotFormat
    * reading a damaged snapshot fails instead of sealing the damage under a digest of its own.
    */
   async *entries(meta: SnapshotMeta): AsyncGenerator<[string, string]> {
-    const check = new ScanCheck(this.dataPath(meta.generation), meta);
-    for await (const chunk of this.chunks(meta)) {
-      for (const entry of chunk) {
-        check.add(entry[0], entry[1]);
-        yield entry;
-      }
-    }
-    check.end();
+    for await (const chunk of this.chunks(meta)) yield* chunk;
   }
 
   /**
@@ -92,9 +83,30 @@ export class LevelSnapshotFormat
    * touched stay in the process's resident set until the file is closed. Its table cache keeps
    * at least 64 files (128 MiB of 2 MiB tables) open, so without the reopening a scan of a
    * 250 MiB snapshot kept all of it resident while booting (1,000 open files by default).
+   * The count and digest are checked after the last chunk (a consumer must drop what it took
+   * when the scan throws). The files are held by links for the scan (snapshot-hold.ts): only a
+   * scan that ends with its check passed lets LevelDB's changes to them stand.
    */
   private async *chunks(meta: SnapshotMeta): AsyncGenerator<Array<[string, string]>> {
     const location = this.fs.resolve(this.dataPath(meta.generation));
+    const hold = await SnapshotHold.take(this.fs, meta.generation, location);
+    let passed = false;
+    try {
+      const check = new ScanCheck(this.dataPath(meta.generation), meta);
+      for await (const chunk of this.windows(meta, location)) {
+        for (const [key, value] of chunk) check.add(key, value);
+        yield chunk;
+      }
+      check.end();
+      passed = true;
+    } finally {
+      if (passed) await hold.release();
+      else await hold.restore();
+    }
+  }
+
+  /** The scan's database openings, one per window (see chunks). */
+  private async *windows(meta: SnapshotMeta, location: string): AsyncGenerator<Array<[string, string]>> {
     let after: string | null = null;
     // Bounded: each window yields at least one entry or ends, and the snapshot is finite.
     for (let windows = 0; windows <= meta.entries; windows++) {
