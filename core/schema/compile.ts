@@ -32,13 +32,19 @@ import {
  *  3. namespaces: caseless duplicates are resolved, lowest id wins; namespaced definitions
  *     get their wire name `<Namespace>-<name>` or wait for their namespace;
  *  4. wire names: one caseless universe across attributes, facets, classes and extensions
- *     (they are siblings in the tree); on a duplicate the lowest id wins, the rest wait;
+ *     (they are siblings in the tree); a name goes to the lowest id among the definitions
+ *     of that name whose references join, the others wait as duplicates;
  *  5. references: the greatest set of candidates whose live references all point at joined
  *     definitions of the right kind, found by removing failures (worklist seeded in id order)
  *     until nothing changes. The greatest fixpoint is unique, so the result does not depend
  *     on the removal order, and cycles of legalMeta references join. References to
  *     tombstones compile out, except an extension's targetClass and a definition's
  *     namespace, without which the definition is meaningless.
+ *  Steps 4 and 5 run as one fixpoint (`electAndJoin`): the lowest running id per name holds
+ *  it, the holders are joined with the namespaces, and a holder that can never join leaves
+ *  its name's election, so the next id of that name runs in the next round; holders that
+ *  fail only on one another's runners-up give way highest id first. Electing once before
+ *  joining left a name to nobody when its lowest id could not join (schema audit).
  * Tombstoned definitions compile out silently; everything else that does not join is
  * quarantined with a reason and joins by itself once the input changes to allow it.
  */
@@ -66,13 +72,8 @@ export function compileSchema(defs: readonly DefinitionInput[]): CompiledSchema 
       wire.set(def.id, wireName(nameOf(byId, def.namespaceId), def.name));
     } else quarantine.set(def.id, namespaceProblem(byId, def.namespaceId));
   }
-  const candidates = elect(all, bodies, quarantine, (d, b) => {
-    const w = wire.get(d.id);
-    return b.kind === "namespace" || w === undefined ? null : fold(w);
-  });
-  // Namespaces reference nothing, so they pass step 5 unchanged; they join with the rest.
-  const entrants = new Set([...namespaceIds, ...candidates]);
-  const joined = joinReferences(byId, bodies, entrants, quarantine);
+  const graph = referenceGraph(byId, bodies, wire, quarantine);
+  const joined = electAndJoin(graph, namespaceIds, quarantine);
   return build(all, byId, bodies, joined, wire, quarantine);
 }
 
@@ -85,7 +86,8 @@ function nameOf(byId: ReadonlyMap<Guid, NormalDefinition>, id: Guid): string {
 /**
  * Among live, parsed, not yet quarantined definitions that `keyOf` gives a key, keeps the
  * lowest id per key and quarantines the others. Returns the kept ids. Lowest id is the only
- * deterministic rule available here: creation order is not knowable from the inputs.
+ * deterministic rule available here: creation order is not knowable from the inputs. Step 3
+ * (namespaces, which reference nothing) only; wire names are elected by `electAndJoin`.
  */
 function elect(
   all: readonly NormalDefinition[],
@@ -158,53 +160,188 @@ function referenceProblem(
   return joined.has(ref.id) ? null : `waiting for ${ref.kind} ${ref.id}, which is quarantined`;
 }
 
+/** What steps 4 and 5 look at: ids, caseless wire names and references; built once. */
+type ReferenceGraph = {
+  readonly byId: ReadonlyMap<Guid, NormalDefinition>;
+  /** Step 4's entrants (parsed, wire-named, not namespaces) in id order, to folded names. */
+  readonly keys: ReadonlyMap<Guid, string>;
+  /** The entrants' references; namespaces have none. */
+  readonly refs: ReadonlyMap<Guid, readonly Reference[]>;
+};
+
+function referenceGraph(
+  byId: ReadonlyMap<Guid, NormalDefinition>,
+  bodies: ReadonlyMap<Guid, DefinitionBody>,
+  wire: ReadonlyMap<Guid, string>,
+  quarantine: ReadonlyMap<Guid, string>,
+): ReferenceGraph {
+  const keys = new Map<Guid, string>();
+  const refs = new Map<Guid, readonly Reference[]>();
+  for (const id of byId.keys()) {
+    const body = bodies.get(id);
+    const name = wire.get(id);
+    if (body === undefined || name === undefined || quarantine.has(id)) continue;
+    if (body.kind === "namespace") continue;
+    keys.set(id, fold(name));
+    refs.set(id, referencesOf(body));
+  }
+  return { byId, keys, refs };
+}
+
+/** One round of the election: the lowest running id per name holds it; holders are joined. */
+type Round = {
+  readonly holders: ReadonlyMap<string, Guid>;
+  readonly joined: Set<Guid>;
+  /** Holders whose references do not join, in id order. */
+  readonly failed: readonly Guid[];
+};
+
 /**
- * Step 5: the greatest fixpoint of "every live reference resolves", then reasons. A worklist
+ * Steps 4 and 5 as one fixpoint. Every entrant runs at first; each round elects the lowest
+ * running id per name and joins the holders with the namespaces (`greatestJoin`); failed
+ * holders that can never join leave the election, or one gives way (`leavers`), so the next id
+ * of their name runs. The rounds end when every holder joins, and they end: each round takes
+ * one entrant out at least. Everything is decided by ids and set operations, so the result
+ * depends on the set of definitions only and every node holding it compiles the same schema.
+ */
+function electAndJoin(
+  graph: ReferenceGraph,
+  namespaceIds: ReadonlySet<Guid>,
+  quarantine: Map<Guid, string>,
+): Set<Guid> {
+  const running = new Set(graph.keys.keys());
+  for (;;) {
+    const round = electionRound(graph, namespaceIds, running);
+    if (round.failed.length === 0) {
+      quarantineTheRest(graph, running, round, quarantine);
+      return round.joined;
+    }
+    for (const id of leavers(graph, namespaceIds, running, round)) running.delete(id);
+  }
+}
+
+function electionRound(
+  graph: ReferenceGraph,
+  namespaceIds: ReadonlySet<Guid>,
+  running: ReadonlySet<Guid>,
+): Round {
+  const holders = new Map<string, Guid>();
+  for (const [id, key] of graph.keys) {
+    if (running.has(id) && !holders.has(key)) holders.set(key, id);
+  }
+  const joined = greatestJoin(graph, [...namespaceIds, ...holders.values()]);
+  const failed = [...holders.values()].filter((id) => !joined.has(id)).sort(compareIds);
+  return { holders, joined, failed };
+}
+
+/**
+ * Who leaves the election after a round in which holders failed. First the hopeless: failed
+ * holders that no later round can join. `hopeful` joins every running entrant but the settled
+ * runners-up, those whose name's holder joined: the joined set only grows from round to round
+ * (only entrants outside it leave), so such a holder keeps its name for good, and a later
+ * joined set lies within `hopeful`. A failed holder that is hopeful stays: it failed for want
+ * of a runner-up of another name whose holder failed too, and may join once that runner-up
+ * holds its name (taking it out at once could leave its own name to nobody). When every
+ * failed holder is hopeful, some failed holder refers to a running runner-up (otherwise the
+ * hopeful holders would have joined in this round); the names of those runners-up are held by
+ * failed holders, and the highest id among those holders gives way, lower ids keeping their
+ * precedence as in the election itself.
+ */
+function leavers(
+  graph: ReferenceGraph,
+  namespaceIds: ReadonlySet<Guid>,
+  running: ReadonlySet<Guid>,
+  round: Round,
+): Guid[] {
+  const { holders, joined, failed } = round;
+  const holderOf = (id: Guid): Guid | undefined => {
+    const key = graph.keys.get(id);
+    return key === undefined ? undefined : holders.get(key);
+  };
+  const settled = (id: Guid): boolean => {
+    const holder = holderOf(id);
+    return holder !== undefined && holder !== id && joined.has(holder);
+  };
+  const unsettled = [...running].filter((id) => !settled(id));
+  const hopeful = greatestJoin(graph, [...namespaceIds, ...unsettled]);
+  const hopeless = failed.filter((id) => !hopeful.has(id));
+  if (hopeless.length > 0) return hopeless;
+  const blocking = new Set<Guid>();
+  for (const id of failed) {
+    for (const ref of refsOf(graph, id)) {
+      const holder = running.has(ref.id) ? holderOf(ref.id) : undefined;
+      if (holder !== undefined && holder !== ref.id) blocking.add(holder);
+    }
+  }
+  const highest = [...blocking].sort(compareIds).pop();
+  assert(highest !== undefined, "hopeful failed holders wait on a runner-up");
+  return [highest];
+}
+
+/**
+ * Reasons once the rounds are over, against the last round's holders and joined set only, so
+ * they say how things stand, not how the rounds went. A running entrant that did not join is a
+ * runner-up to a joined holder. One that left says what its references lack; a hopeless one
+ * always lacks something (the final joined set lies within the `hopeful` set it missed). One
+ * that gave way among hopeful holders may find its references joined in the end (the runner-up
+ * it waited for took its name once that name's holder left too): it says it gave way.
+ */
+function quarantineTheRest(
+  graph: ReferenceGraph,
+  running: ReadonlySet<Guid>,
+  round: Round,
+  quarantine: Map<Guid, string>,
+): void {
+  for (const [id, key] of graph.keys) {
+    const holder = round.holders.get(key);
+    const problems = brokenReferences(graph, round.joined, id);
+    if (round.joined.has(id)) {
+      assert(problems.length === 0, "the joined set is closed");
+    } else if (running.has(id)) {
+      assert(holder !== undefined && holder !== id, "a running entrant not joined is a runner-up");
+      quarantine.set(id, `duplicate name: ${holder} holds it`);
+    } else if (problems.length > 0) {
+      quarantine.set(id, problems.join("; "));
+    } else {
+      const gaveWay = "gave way in its name's election while its references waited on a duplicate";
+      const held = holder === undefined ? "" : `duplicate name: ${holder} holds it; `;
+      quarantine.set(id, `${held}${gaveWay}`);
+    }
+  }
+}
+
+/**
+ * Step 5 within `base`: the greatest fixpoint of "every live reference resolves". A worklist
  * seeded in id order re-examines only the definitions that refer to one just removed, so a
  * long chain costs linear time, not a pass per link.
  */
-function joinReferences(
-  byId: ReadonlyMap<Guid, NormalDefinition>,
-  bodies: ReadonlyMap<Guid, DefinitionBody>,
-  candidates: ReadonlySet<Guid>,
-  quarantine: Map<Guid, string>,
-): Set<Guid> {
-  const order = [...candidates].sort(compareIds);
-  const refs = new Map(order.map((id) => [id, referencesOf(bodyOf(bodies, id))]));
+function greatestJoin(graph: ReferenceGraph, base: readonly Guid[]): Set<Guid> {
+  const order = [...base].sort(compareIds);
   const referrers = new Map<Guid, Guid[]>();
   for (const id of order) {
-    for (const r of refs.get(id) ?? []) {
+    for (const r of refsOf(graph, id)) {
       const list = referrers.get(r.id);
       if (list === undefined) referrers.set(r.id, [id]);
       else list.push(id);
     }
   }
   const joined = new Set(order);
-  const broken = (id: Guid): string[] =>
-    (refs.get(id) ?? []).flatMap((r) => referenceProblem(byId, joined, r) ?? []);
   const work = [...order].reverse();
   for (let id = work.pop(); id !== undefined; id = work.pop()) {
-    if (!joined.has(id) || broken(id).length === 0) continue;
+    if (!joined.has(id) || brokenReferences(graph, joined, id).length === 0) continue;
     joined.delete(id);
     for (const referrer of referrers.get(id) ?? []) if (joined.has(referrer)) work.push(referrer);
-  }
-  // Reasons are computed against the final set only, so they do not depend on the path taken.
-  for (const id of order) {
-    if (joined.has(id)) {
-      assert(broken(id).length === 0, "the joined set is closed");
-      continue;
-    }
-    const problems = broken(id);
-    assert(problems.length > 0, "a removed candidate has a broken reference");
-    quarantine.set(id, problems.join("; "));
   }
   return joined;
 }
 
-function bodyOf(bodies: ReadonlyMap<Guid, DefinitionBody>, id: Guid): DefinitionBody {
-  const body = bodies.get(id);
-  assert(body !== undefined, `candidate ${id} was parsed`);
-  return body;
+function refsOf(graph: ReferenceGraph, id: Guid): readonly Reference[] {
+  return graph.refs.get(id) ?? [];
+}
+
+/** What `id`'s references lack against `joined`; empty when they all resolve. */
+function brokenReferences(graph: ReferenceGraph, joined: ReadonlySet<Guid>, id: Guid): string[] {
+  return refsOf(graph, id).flatMap((r) => referenceProblem(graph.byId, joined, r) ?? []);
 }
 
 type Built = {
