@@ -100,4 +100,22 @@ describe("a duplicate name's holder is elected among the definitions that join",
     const gaveWay = "gave way in its name's election while its references waited on a duplicate";
     expect(reasonOf(schema, gid(10))).toBe(`duplicate name: ${gid(11)} holds it; ${gaveWay}`);
   });
+
+  test("one that gave way runs again when its name went to nobody, and joins", () => {
+    // Found by the property test: q: 100 (class over facet 102) < 103 (attribute); p: 101
+    // (attribute, legalMeta 103 and itself) < 102 (facet over 101). 100 waits on 102, a
+    // runner-up of p; 101 waits on 103, a runner-up of q: 101 gives way. Then 102 (over 101,
+    // gone) and 100 (over 102) can never join, and 103 holds q; p was left to nobody, though
+    // 101 joins beside 103. Those that left a name nobody holds now run again.
+    const schema = compileEveryWay(
+      classDef(gid(100), ns, "Q", [gid(102)]),
+      attributeDef(gid(101), ns, "p", { legalMeta: [gid(103), gid(101)] }),
+      facetDef(gid(102), ns, "p", [{ id: gid(101) }]),
+      attributeDef(gid(103), ns, "Q"),
+    );
+    expect(schema.attribute("org.dup-p")?.id).toBe(gid(101));
+    expect(schema.attribute("org.dup-Q")?.id).toBe(gid(103));
+    expect(reasonOf(schema, gid(102))).toBe(`duplicate name: ${gid(101)} holds it`);
+    expect(reasonOf(schema, gid(100))).toBe(`waiting for facet ${gid(102)}, which is quarantined`);
+  });
 });
