@@ -157,7 +157,11 @@ function nameTakenMeanwhile(
 
 /**
  * Whether an alive sibling under `parentId` took the deleted record's name meanwhile (SPEC):
- * it claimed the name, or came back alive, at or after the record's delete. A sibling that
+ * it claimed the name, or came back alive, after the record's delete, in this node's own order
+ * of events (local USNs: the sibling's claim or return reached this node after the delete did).
+ * Stamps' times are other nodes' clocks: a skewed one turned a claim made after the delete
+ * into "before" (the restore made a CNF pair) and a CNF pair's other copy into "after" (its
+ * delete could never be undone; tombstone audit, twenty-eighth session). A sibling that
  * already held the name alive before (replicas created the two concurrently: a CNF pair) does
  * not block the restore, which gives the pair back as it was; refusing it made deleting either
  * copy of a CNF pair impossible to undo. An orphan shown there now that the restore brings
@@ -171,11 +175,11 @@ function tookNameMeanwhile(
   record: ObjectRecord,
   after: (r: ObjectRecord) => Guid | null,
 ): boolean {
-  const deletedAtMs = record.existence.stamp.atMs;
+  const deletedUsn = record.existence.stamp.localUsn;
   for (const sibling of view.holdersOf(parentId, fold(record.placement.name), record.id)) {
     if (sibling.placement.parent !== parentId && after(sibling) !== parentId) continue;
-    const since = Math.max(sibling.placement.stamp.atMs, sibling.existence.stamp.atMs);
-    if (since >= deletedAtMs) return true;
+    const since = Math.max(sibling.placement.stamp.localUsn, sibling.existence.stamp.localUsn);
+    if (since > deletedUsn) return true;
   }
   return false;
 }
