@@ -17,6 +17,7 @@ export const journalKinds = [
   "rollback-healed",
   "gc",
   "shred",
+  "records-cut",
 ] as const;
 
 export type JournalKind = (typeof journalKinds)[number];

@@ -149,7 +149,14 @@ export class Daemon {
     const loader = DirectoryNode.loader(new CryptoRandom());
     const opened = await DurableStore.openInto(dataDir, loader.put, { log });
     try {
-      const started = start(opened.store, loader.boot(clock()), { ...options, dataDir }, clock());
+      const booted = loader.boot(clock());
+      const cut = opened.boot.wholeRecordsCut;
+      // Acknowledged writes may be lost here: said where an operator looks later too (the
+      // journal survives restarts; this boot's report and log line do not).
+      if (booted !== null && cut !== null) {
+        booted.journalRecordsCut(clock(), `${cut.path} damaged at byte ${cut.atByte}: ${cut.count} whole record(s) behind it cut (seq ${cut.firstSeq}-${cut.lastSeq})`);
+      }
+      const started = start(opened.store, booted, { ...options, dataDir }, clock());
       started.node.warmIndexes();
       if (started.key.object === null) {
         throw new DaemonBootError(`${machineKeyFile} names no object`);

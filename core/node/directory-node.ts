@@ -239,6 +239,16 @@ export class DirectoryNode {
     return this.dir.journal.list();
   }
 
+  /**
+   * The shell's boot cut whole log records behind a damaged one: journaled (`records-cut`),
+   * persisted with the next batch (the boot's own). `detail` names files and sequence numbers,
+   * never values.
+   */
+  journalRecordsCut(nowMs: number, detail: string): void {
+    this.dir.journal.add(nowMs, "records-cut", detail);
+    this.markChanged();
+  }
+
   // ---- originating writes ----
 
   create(req: CreateRequest, nowMs: number): Result<ObjectPayload> {

@@ -244,6 +244,37 @@ describe("create-domain", () => {
     expect(fs.readFileSync(log).equals(bytes)).toBe(true);
   });
 
+  it("whole records cut behind a damaged log record are journaled, and the journal keeps saying so after a restart", async () => {
+    // Before (storage audit, twenty-eighth session) only that boot's report and one log line
+    // said acknowledged writes may be lost; a restart forgot it.
+    const first = await startDaemon();
+    const api = client(first.url);
+    const root = await api.idAt("/");
+    for (let i = 0; i < 8; i++) await api.create(root, `unit-${i}`, "organizationalUnit");
+    expect(await first.stop()).toBe(0);
+    const log = path.join(first.dataDir, "wal", "gen-000001.log");
+    const bytes = fs.readFileSync(log);
+    const at = bytes.indexOf("unit-3");
+    expect(at).toBeGreaterThan(0);
+    bytes[at] = bytes[at]! ^ 0xff;
+    fs.writeFileSync(log, bytes);
+    const cutLines = async (url: string) =>
+      ((await client(url).get("/api/journal")).body as Array<{ kind: string; detail: string }>).filter(
+        (r) => r.kind === "records-cut",
+      );
+    const second = await startDaemon({ dataDir: first.dataDir });
+    expect(second.output()).toMatch(/WARNING: wal\/gen-000001\.log was damaged/);
+    const lines = await cutLines(second.url);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.detail).toMatch(/^wal\/gen-000001\.log damaged at byte \d+: \d+ whole record\(s\) behind it cut \(seq \d+-\d+\)$/);
+    expect((await client(second.url).get("/api/path/unit-7")).status).toBe(404);
+    expect(await second.stop()).toBe(0);
+    const third = await startDaemon({ dataDir: first.dataDir });
+    expect(third.output()).not.toMatch(/WARNING/);
+    expect(await cutLines(third.url)).toEqual(lines);
+    expect(await third.stop()).toBe(0);
+  });
+
   it("serve without --create-if-missing refuses a directory without a domain", async () => {
     const missing = await runCli(["serve", "--data", path.join(makeTempDir(), "absent")]);
     expect(missing.code).toBe(1);
