@@ -224,6 +224,38 @@ describe("DurableStore", () => {
     expect((await DurableStore.open(dir).then(async (o) => (await o.store.close(), o.entries.get("o/new"))))).toBe("n");
   });
 
+  it("notes the active log, and refuses a boot whose newest log is older than the noted one", async () => {
+    // A log lost behind a sealed one booted from the sealed one without a word, the writes
+    // acknowledged in the lost log gone (storage audit, twenty-eighth session).
+    const dir = tempDir();
+    const { store } = await DurableStore.open(dir);
+    const note = () => JSON.parse(fs.readFileSync(path.join(dir, "active-log.json"), "utf8")) as unknown;
+    expect(note()).toEqual({ generation: 1 });
+    store.commit([put("o/a", "1")]);
+    store.rotate();
+    expect(note()).toEqual({ generation: 2 });
+    store.commit([put("o/b", "2")]);
+    store.rotate();
+    store.commit([put("o/c", "3")]);
+    await store.whenRebuildIdle();
+    const sealedBytes = store.view().marks.durableBytes;
+    await store.close();
+    expect(note()).toEqual({ generation: 3 });
+    // The directory as a later rotation would leave it had log 4 then been lost behind log 3
+    // (sealed: cut to its records; its rebuild failed): log 3 is the newest on disk, the note
+    // says 4.
+    fs.truncateSync(path.join(dir, "wal", "gen-000003.log"), sealedBytes);
+    fs.writeFileSync(path.join(dir, "active-log.json"), JSON.stringify({ generation: 4 }));
+    const refused = await refusalOf(DurableStore.open(dir));
+    expect(refused).toMatch(/^wal\/gen-000004\.log was the active log \(active-log\.json\), but the newest log is wal\/gen-000003\.log/u);
+    expect(refused).toMatch(/touch wal\/gen-000004\.log/u);
+    fs.writeFileSync(path.join(dir, "wal", "gen-000004.log"), "");
+    const again = await DurableStore.open(dir);
+    expect([...again.entries].sort()).toEqual([["o/a", "1"], ["o/b", "2"], ["o/c", "3"]]);
+    await again.store.close();
+    expect(note()).toEqual({ generation: 4 });
+  });
+
   it("a damaged or lost snapshot marker refuses the boot and erases nothing; restored, it boots", async () => {
     const dir = await withSnapshot(30, (i) => `v${i}`, [["o/tail", "t"]]);
     const marker = path.join(dir, "snap", "gen-000001.done");

@@ -36,6 +36,7 @@ import { StorageCorruptError, StorageDeadError } from "../../core/wal/storage-er
 import type { BootReport, RebuildOutcome, StorageView } from "../../core/wal/storage-view";
 import { WriteAheadLog, type DurabilityMarks, type WholeRecordsCut } from "../../core/wal/wal-log";
 import { walLimits } from "../../core/wal/wal-limits";
+import { noteActiveLog, notedActiveLog, requireNotedLog } from "./active-log-note";
 import { lockDirectory } from "./directory-lock";
 import { erasePath } from "./erase-files";
 import { LevelSnapshotFormat } from "./level-snapshot";
@@ -173,6 +174,7 @@ export class DurableStore {
     // the boot erase the only copy of the directory, then refuse for the missing logs).
     const leftovers = supersededSnapshotPaths(fs, snapshot?.generation ?? 0, true);
     if (snapshot !== null) requireSuccessorLog(fs, snapshot.generation);
+    requireNotedLog(fs, newestLog(fs));
     let tail: ReturnType<typeof openTail>;
     try {
       tail = openTail(fs, snapshot, sink, options.recordPartBytes);
@@ -180,6 +182,7 @@ export class DurableStore {
       throw withOrphanHint(error, leftovers, snapshot?.generation ?? 0);
     }
     const { wal, stalePaths, tornBytes, recordsReplayed, overridden } = tail;
+    if (notedActiveLog(fs) !== wal.marks().generation) noteActiveLog(fs, wal.marks().generation);
     const replayed = performance.now();
     let count = overridden.entries;
     // A snapshot that does not load is named, with the entry that did not decode; the error's
@@ -247,7 +250,12 @@ export class DurableStore {
   /** Seals the active log, opens the next generation and starts a background rebuild. */
   rotate(): { sealedGeneration: number; generation: number } {
     this.assertAlive();
-    const sealedGeneration = this.guard(() => this.wal.rotate());
+    // The next log is noted active before anything is appended to it (active-log-note.ts).
+    const sealedGeneration = this.guard(() => {
+      const sealed = this.wal.rotate();
+      noteActiveLog(this.fs, this.wal.marks().generation);
+      return sealed;
+    });
     // A sealed log is never written again: its descriptor would otherwise stay open (one per
     // rotation) until close, and keep the inode alive after the rebuild erases and unlinks it.
     this.fs.release(walPath(sealedGeneration));
@@ -484,6 +492,16 @@ function openTail(
  * there. Missing, it took every write acknowledged since the snapshot with it, and the boot
  * used to start a fresh log over the gap without a word.
  */
+/** The newest log generation on disk, or null when there is none. */
+function newestLog(fs: NodeFileSystem): number | null {
+  let newest: number | null = null;
+  for (const name of fs.list("wal")) {
+    const generation = parseGeneration(name, ".log");
+    if (generation !== null && (newest === null || generation > newest)) newest = generation;
+  }
+  return newest;
+}
+
 function requireSuccessorLog(fs: NodeFileSystem, generation: number): void {
   const later = fs.list("wal").some((name) => (parseGeneration(name, ".log") ?? 0) > generation);
   if (later) return;
