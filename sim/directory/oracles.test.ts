@@ -293,6 +293,43 @@ describe("the convergence oracle", () => {
   });
 });
 
+describe("the convergence oracle, every field of an atom", () => {
+  /**
+   * A merge that dropped an existence's deleteRoot (what a restore brings back), or a value
+   * atom's life (which decides merge order), left replicas that differ only there judged
+   * converged (liveness audit, twenty-eighth session).
+   */
+  const twins = () => {
+    const a = freshDomain();
+    const b = freshDomain();
+    for (const d of [a, b]) unwrap(d.node.putAttribute(d.root, "description", [{ value: "twin" }], t0Ms + 1));
+    const nodes = new Map([
+      ["n1", a.node],
+      ["n2", b.node],
+    ]);
+    expect(convergenceViolations(nodes)).toEqual([]);
+    return { b, nodes };
+  };
+
+  it("tells replicas apart by deleteRoot", () => {
+    const { b, nodes } = twins();
+    const root = b.node.dir.get(b.root)!;
+    b.node.dir.write({ ...root, existence: { ...root.existence, deleteRoot: b.root } });
+    expect(convergenceViolations(nodes)).toHaveLength(1);
+  });
+
+  it("tells replicas apart by a value atom's life", () => {
+    const { b, nodes } = twins();
+    const root = b.node.dir.get(b.root)!;
+    const atoms = root.attrs.get("description")!;
+    const [key, atom] = [...atoms.entries()][0]!;
+    const attrs = new Map(root.attrs);
+    attrs.set("description", new Map([...atoms, [key, { ...atom, life: 3 }]]));
+    b.node.dir.write({ ...root, attrs });
+    expect(convergenceViolations(nodes)).toHaveLength(1);
+  });
+});
+
 describe("the schema oracle", () => {
   /**
    * A facet over two attributes a node never got (forged: both records purged from its store,

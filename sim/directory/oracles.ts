@@ -1,7 +1,7 @@
 import type { DirectoryNode } from "../../core/node/directory-node";
 import { fold } from "../../core/naming";
 import type { ObjectRecord, ValueAtom } from "../../core/store/record";
-import { lifeOf, residueFloorKey } from "../../core/store/record";
+import { atomLife, lifeOf, residueFloorKey } from "../../core/store/record";
 import { compareStamps } from "../../core/store/stamp";
 import type { Stamp } from "../../core/store/stamp";
 import { EffectiveView } from "../../core/view/effective-view";
@@ -91,12 +91,17 @@ function recordLine(r: ObjectRecord): string {
         `${n}{${[...m.values()]
           .map(
             (a) =>
-              `${a.key ?? "∅"}=${a.present ? JSON.stringify([a.value, a.meta]) : "absent"}@${st(a.stamp)}`,
+              `${a.key ?? "∅"}=${a.present ? JSON.stringify([a.value, a.meta]) : "absent"}@${st(a.stamp)}L${atomLife(a)}`,
           )
           .sort()
           .join(",")}}`,
     );
-  return `${r.id} ${r.existence.stage}@${st(r.existence.stamp)} ${r.placement.parent ?? "-"}/${JSON.stringify(r.placement.name)}@${st(r.placement.stamp)} ${attrs.join(" ")}`;
+  // Every field of the existence atom: deleteRoot decides what a restore brings back, and
+  // class and system what the object is (liveness audit, twenty-eighth session: a merge that
+  // dropped deleteRoot, or an atom's life, was judged converged).
+  const e = r.existence;
+  const existence = `${e.stage}@${st(e.stamp)} ${e.classId}:${e.className}${e.system ? ":system" : ""} root=${e.deleteRoot ?? "-"}`;
+  return `${r.id} ${existence} ${r.placement.parent ?? "-"}/${JSON.stringify(r.placement.name)}@${st(r.placement.stamp)} ${attrs.join(" ")}`;
 }
 
 /** The effective view a user sees: paths, names, flags and stages of alive objects. */
