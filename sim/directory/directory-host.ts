@@ -21,6 +21,7 @@ import type { NodeContext, SimNodeHost } from "../world";
 import type { DirectoryOp } from "./directory-op";
 import type { Ledger } from "./ledger";
 import { PickIndex } from "./pick-index";
+import { lostOnRestore, restorableValues } from "./restore-promise";
 import { runOp } from "./run-op";
 import { Labels, runScriptOp } from "./run-script-op";
 
@@ -215,12 +216,17 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     const kind = op.kind === "script" ? op.op.verb : op.kind;
     // A scripted GC tells the oracles what it hardened and purged, as the GC timer does.
     const tombstones = kind === "gc" ? tombstonesOf(node) : null;
+    // A workload `redefine` restores a deleted definition: judged as a restore.
+    const restoring = kind === "restore" || kind === "redefine";
+    const restorable = restoring ? restorableValues(node) : null;
     const result: Result<unknown> =
       op.kind === "script"
         ? runScriptOp(node, this.labels, op.op, ctx.wallMs())
         : runOp(node, op, ctx.wallMs(), this.picks);
-    // A workload `redefine` restores a deleted definition: the oracles hear of it as a restore.
-    if ((kind === "restore" || kind === "redefine") && result.ok) this.noteRestores(node, usnBefore);
+    if (restorable !== null && result.ok) {
+      this.noteRestores(node, usnBefore);
+      for (const lost of lostOnRestore(node, restorable)) this.hooks.onViolation?.(`${this.options.simId}: ${lost}`);
+    }
     this.gcInDoubt = tombstones;
     const written = this.persist(ctx, true);
     this.gcInDoubt = null;
