@@ -18,7 +18,8 @@
  * good) never completes a pull again, so it is excused from every round from then on, and the
  * bound is taken over the graph of the remaining pairs: 2 x its diameter + 1 (data still
  * reaches the destination through other partners). Without this a single by-design refusal
- * kept every later round open and the run failed liveness although it had converged.
+ * kept every later round open and the run failed liveness although it had converged. A pair
+ * excused that completes a pull again (the refusal lifted) holds rounds again.
  */
 export class RoundTracker {
   private readonly index = new Map<string, number>();
@@ -67,11 +68,17 @@ export class RoundTracker {
 
   /** A pull cycle of `dest` from `source` that started at `startedMs` completed at `nowMs`. */
   pullDone(dest: string, source: string, startedMs: number, nowMs: number): void {
-    if (!this.active || startedMs < this.roundStartMs) return;
     const d = this.index.get(dest);
     const s = this.index.get(source);
     if (d === undefined || s === undefined || this.linked[d * this.nodes.length + s] !== 1) return;
-    this.markDone(d * this.nodes.length + s, nowMs);
+    const cell = d * this.nodes.length + s;
+    // The pair pulls again: the refusal lifted (a clock stepped back, a horizon raised), and
+    // the pair holds rounds from the next one on. An excuse kept for good took the pair out of
+    // every round and of the diameter (liveness audit, twenty-eighth session).
+    const excused = this.excused.indexOf(cell);
+    if (excused !== -1) this.excused.splice(excused, 1);
+    if (!this.active || startedMs < this.roundStartMs) return;
+    this.markDone(cell, nowMs);
   }
 
   /** `dest` refused `source` (for good): the pair no longer holds rounds open. */
@@ -110,12 +117,16 @@ export class RoundTracker {
    */
   bound(roundsMax: number): number {
     if (this.everyPair && this.excused.length === 0) return roundsMax;
-    const diameter = this.diameter();
+    // Cut off by refusals, no bound holds; still no fewer rounds than the topology's own.
+    const diameter = this.diameter(true) ?? this.diameter(false);
     return diameter === null ? roundsMax : Math.max(roundsMax, 2 * diameter + 1);
   }
 
-  /** Longest shortest path along pulls (source -> dest) between any two nodes; null: cut. */
-  private diameter(): number | null {
+  /**
+   * Longest shortest path along pulls (source -> dest) between any two nodes, over the pairs
+   * not excused (or over every pair of the topology); null: cut.
+   */
+  private diameter(withoutExcused: boolean): number | null {
     const n = this.nodes.length;
     let longest = 0;
     for (let from = 0; from < n; from++) {
@@ -125,7 +136,8 @@ export class RoundTracker {
       for (let at = 0; at < queue.length; at++) {
         const s = queue[at]!;
         for (let d = 0; d < n; d++) {
-          if (this.linked[d * n + s] !== 1 || hops[d] !== -1 || this.excused.includes(d * n + s)) continue;
+          if (this.linked[d * n + s] !== 1 || hops[d] !== -1) continue;
+          if (withoutExcused && this.excused.includes(d * n + s)) continue;
           hops[d] = hops[s]! + 1;
           queue.push(d);
         }
