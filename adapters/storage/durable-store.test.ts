@@ -224,6 +224,31 @@ describe("DurableStore", () => {
     expect((await DurableStore.open(dir).then(async (o) => (await o.store.close(), o.entries.get("o/new"))))).toBe("n");
   });
 
+  it("a hard-link backup of the directory still boots after the live one booted (its files are not zeroed)", async () => {
+    // A scan erased the files only its hold still linked; a backup made with hard links
+    // (cp -al, rsync --link-dest) links them too, and a plain restart zeroed its CURRENT,
+    // MANIFEST and log (attack on the hold, twenty-eighth session).
+    const dir = await withSnapshot(40, (i) => `value ${i}`, [["o/tail", "t"]]);
+    const backup = tempDir();
+    const linkTree = (from: string, to: string): void => {
+      for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+        const [a, b] = [path.join(from, entry.name), path.join(to, entry.name)];
+        if (entry.isDirectory()) {
+          fs.mkdirSync(b);
+          linkTree(a, b);
+        } else if (entry.name !== "LOCK") fs.linkSync(a, b);
+      }
+    };
+    linkTree(dir, backup);
+    const live = await DurableStore.open(dir);
+    expect(live.entries.size).toBe(41);
+    await live.store.close();
+    const restored = await DurableStore.open(backup);
+    expect(restored.entries.size).toBe(41);
+    expect(restored.entries.get("o/39")).toBe("value 39");
+    await restored.store.close();
+  });
+
   it("notes the active log, and refuses a boot whose newest log is older than the noted one", async () => {
     // A log lost behind a sealed one booted from the sealed one without a word, the writes
     // acknowledged in the lost log gone (storage audit, twenty-eighth session).

@@ -100,7 +100,9 @@ export class LevelSnapshotFormat
       check.end();
       passed = true;
     } finally {
-      if (passed) await hold.release();
+      if (hold === null) {
+        // No hard links here: nothing held, nothing to put back.
+      } else if (passed) await hold.release();
       else await hold.restore();
     }
   }

@@ -12,6 +12,13 @@
  * passes drops the links, erasing (zeros, then unlink) the files only the links still held:
  * the ones LevelDB unlinked at the open, whose values a later shred could not erase otherwise.
  *
+ * Files with links of their own beyond the database's and the hold's (a hard-link backup,
+ * `cp -al`, `rsync --link-dest`) are only unlinked, never zeroed: zeroing a shared inode wiped
+ * the backup's live data at a plain restart (attack on the hold, twenty-eighth session). A
+ * file system without hard links (vfat, some network mounts) cannot hold: the scan goes on
+ * without the hold, as before it existed. Left open: tables LevelDB makes and drops during the
+ * scan itself (compaction outputs between the windows' openings) are neither held nor zeroed.
+ *
  * Crash safety: the links are made under `gen-N.holding` and renamed to `gen-N.held` once all
  * are durable, so a `.held` directory is always complete; a release renames it to
  * `gen-N.releasing` before it drops anything. The next scan of generation N (the boot's) first
@@ -37,13 +44,21 @@ export class SnapshotHold {
    * Links every file of generation N's database into `gen-N.held`, durably, after settling
    * what a crash left of an earlier hold of it.
    */
-  static async take(fs: NodeFileSystem, generation: number, level: string): Promise<SnapshotHold> {
+  static async take(fs: NodeFileSystem, generation: number, level: string): Promise<SnapshotHold | null> {
     const { holding, held, releasing } = paths(fs, generation);
     await removeLinks(holding);
     if (await exists(releasing)) await release(level, releasing);
     if (await exists(held)) await new SnapshotHold(level, held).restore();
     await fsp.mkdir(holding, { mode: 0o700 });
-    for (const name of await fsp.readdir(level)) await fsp.link(path.join(level, name), path.join(holding, name));
+    for (const name of await fsp.readdir(level)) {
+      try {
+        await fsp.link(path.join(level, name), path.join(holding, name));
+      } catch (error) {
+        if (!noHardLinks(error)) throw error;
+        await removeLinks(holding);
+        return null;
+      }
+    }
     await syncDirectory(holding);
     await fsp.rename(holding, held);
     await syncDirectory(fs.resolve(snapDir));
@@ -68,7 +83,8 @@ export class SnapshotHold {
     if (await exists(this.level)) {
       for (const name of await fsp.readdir(this.level)) {
         const file = path.join(this.level, name);
-        if (kept.has((await fsp.stat(file)).ino)) await fsp.unlink(file);
+        const stat = await fsp.stat(file);
+        if (kept.has(stat.ino) || stat.nlink > 1) await fsp.unlink(file);
         else await erasePath(file);
       }
       await fsp.rmdir(this.level);
@@ -85,14 +101,28 @@ function paths(fs: NodeFileSystem, generation: number): { holding: string; held:
 
 /** Drops the links of a passed scan's hold, erasing the files the database no longer has. */
 async function release(level: string, links: string): Promise<void> {
+  // What LevelDB renamed or wrote at the open (CURRENT, MANIFEST) is durable before the files
+  // it replaced are zeroed.
+  await syncDirectory(level);
   const live = await inodes(level);
   for (const name of await fsp.readdir(links)) {
     const file = path.join(links, name);
-    if (live.has((await fsp.stat(file)).ino)) await fsp.unlink(file);
+    const stat = await fsp.stat(file);
+    if (live.has(stat.ino) || stat.nlink > 1) await fsp.unlink(file);
     else await erasePath(file);
   }
   await fsp.rmdir(links);
   await syncDirectory(path.dirname(links));
+}
+
+/** Whether a directory of this snapshot's names is a hold (`.holding`, `.held`, `.releasing`). */
+export function isHoldName(name: string): boolean {
+  return /\.(holding|held|releasing)$/u.test(name);
+}
+
+/** `link` failing because the file system has no hard links (or not across these paths). */
+function noHardLinks(error: unknown): boolean {
+  return ["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS"].some((code) => isCode(error, code));
 }
 
 /** Removes a directory of links only: its files are still the database's, so no erasing. */

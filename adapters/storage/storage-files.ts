@@ -11,6 +11,7 @@ import { generationOfName, snapDir, walDir } from "../../core/wal/generation-nam
 import type { StorageFileView } from "../../core/wal/storage-view";
 import type { DurabilityMarks } from "../../core/wal/wal-log";
 import type { NodeFileSystem } from "./node-fs";
+import { isHoldName } from "./snapshot-hold";
 
 /** The files, and why a folder could not be listed (null: both were). */
 export interface StorageListing {
@@ -54,7 +55,8 @@ export function listStorageFiles(nfs: NodeFileSystem, marks: DurabilityMarks): S
   }
   for (const name of list(snapDir)) {
     const generation = generationOfName(name);
-    if (generation === null) continue;
+    // A scan's hard links to its snapshot's files (snapshot-hold.ts): the same bytes again.
+    if (generation === null || isHoldName(name)) continue;
     const bytes = treeBytes(nfs.resolve(`${snapDir}/${name}`), (error) =>
       problems.push(`${snapDir}/${name}: ${error instanceof Error ? error.message : String(error)}`),
     );
