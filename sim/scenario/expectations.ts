@@ -170,6 +170,11 @@ function objectCheck(
     case "values":
       return valuesCheck(node, labels, check.ref, check.attribute, check.values);
     case "stage": {
+      // A label its step never bound (the step failed, `-> any`) resolves to nothing, and
+      // `stage @L absent` held of it vacuously (liveness audit, twenty-eighth session).
+      if ("label" in check.ref && labels.idOf(check.ref.label) === undefined) {
+        return [`${refText(check.ref)} was never bound: the step that names it did not create it`];
+      }
       const id = resolve(node, labels, check.ref);
       const r = id === null ? undefined : node.dir.get(id);
       const stage = r === undefined ? "absent" : r.existence.stage;
@@ -254,7 +259,12 @@ function valuesCheck(
   const id = resolve(node, labels, ref);
   const r = id === null ? undefined : node.dir.get(id);
   if (r === undefined) return [`${refText(ref)} does not resolve`];
-  const name = node.dir.schema.attribute(attribute)?.name ?? attribute;
+  const defined = node.dir.schema.attribute(attribute);
+  // A misspelt attribute holds no values: `values @R descripton` held vacuously (same audit).
+  if (defined === undefined && !r.attrs.has(attribute)) {
+    return [`no attribute ${attribute} in this node's schema, nor held by ${refText(ref)}`];
+  }
+  const name = defined?.name ?? attribute;
   const held = presentValues(r, name)
     .flatMap((a) => (a.value === null ? [] : [a.value]))
     .sort();
