@@ -23,7 +23,7 @@ import type { Ledger } from "./ledger";
 import { PickIndex } from "./pick-index";
 import { lostOnRestore, restorableValues } from "./restore-promise";
 import { runOp } from "./run-op";
-import { Labels, runScriptOp } from "./run-script-op";
+import { Labels, resolveRef, runScriptOp } from "./run-script-op";
 
 /** Replication timing of the simulated nodes (virtual ms of the node's mono clock). */
 export type { ReplicationTiming };
@@ -218,7 +218,7 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
     const tombstones = kind === "gc" ? tombstonesOf(node) : null;
     // A workload `redefine` restores a deleted definition: judged as a restore.
     const restoring = kind === "restore" || kind === "redefine";
-    const restorable = restoring ? restorableValues(node) : null;
+    const restorable = restoring ? restorableValues(node, this.restoreTarget(node, op, ctx.wallMs())) : null;
     const result: Result<unknown> =
       op.kind === "script"
         ? runScriptOp(node, this.labels, op.op, ctx.wallMs())
@@ -377,6 +377,14 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
    * through a restore it knows (a restore that never reached the disk leaves a stamp no record
    * will ever carry).
    */
+  /** The object a restore op aims at, when known before it runs (not for `redefine`). */
+  private restoreTarget(node: DirectoryNode, op: DirectoryOp, nowMs: number): Guid | null {
+    if (op.kind === "restore") return this.picks.pick(node, "deleted", op.pick)?.id ?? null;
+    if (op.kind !== "script" || op.op.verb !== "restore") return null;
+    const target = resolveRef(node, this.labels, op.op.target, nowMs);
+    return target.ok ? target.value : null;
+  }
+
   private noteRestores(node: DirectoryNode, usnBefore: number): void {
     for (const { id } of node.dir.store.changedAfter(usnBefore, Number.MAX_SAFE_INTEGER)) {
       const record = node.dir.get(id);

@@ -17,7 +17,7 @@ describe("the restore promise", () => {
       displayName: ["Vault of values"],
     });
     unwrap(node.delete(id, t0Ms + 1000));
-    const before = restorableValues(node);
+    const before = restorableValues(node, id);
     expect(before.get(id)?.map((v) => v.attr).sort()).toEqual(["description", "displayName"]);
     unwrap(node.restore(id, t0Ms + 2000));
     expect(lostOnRestore(node, before)).toEqual([]);
@@ -36,7 +36,9 @@ describe("the restore promise", () => {
     const other = make(node, root, "Other", "organizationalUnit", t0Ms, { description: ["o"] });
     unwrap(node.delete(kept, t0Ms + 1000));
     unwrap(node.delete(other, t0Ms + 1000));
-    const before = restorableValues(node);
+    const before = restorableValues(node, null);
+    expect([...before.keys()].sort()).toEqual([kept, other].sort());
+    expect([...restorableValues(node, kept).keys()]).toEqual([kept]);
     unwrap(node.restore(kept, t0Ms + 2000));
     expect(lostOnRestore(node, before)).toEqual([]);
     expect(node.dir.get(other)?.existence.stage).toBe("deleted");
