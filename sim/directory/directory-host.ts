@@ -195,10 +195,21 @@ export class DirectoryHost implements SimNodeHost<ReplicationMessage, DirectoryO
       this.rotationArmed = false;
       const store = this.store;
       assert(store !== null, "a rotation on a running node");
+      const before = store.view().rebuild.lastOutcome;
       store.rotate();
-      // The rebuild failed (an I/O error it caught): the debt is still owed, so try again, as
-      // the daemon's store does (adapters/storage/durable-store.ts).
-      if (store.erasureDebt > 0) this.armErasure(ctx);
+      if (store.erasureDebt > 0) {
+        // A rotation whose rebuild went through pays every debt raised before it; only a
+        // rebuild that failed leaves debt. One that paid nothing would be re-armed for ever and
+        // look "armed" to the erasure oracle at the end, the plaintext on disk all along
+        // (liveness audit, twenty-eighth session).
+        const outcome = store.view().rebuild.lastOutcome;
+        if (outcome === before || outcome?.ok === true) {
+          this.hooks.onViolation?.(`${this.options.simId}: a rotation left erasure debt ${store.erasureDebt} unpaid, and no rebuild of it failed`);
+        }
+        // The rebuild failed (an I/O error it caught): the debt is still owed, so try again, as
+        // the daemon's store does (adapters/storage/durable-store.ts).
+        this.armErasure(ctx);
+      }
       return;
     }
     this.schedule?.onTimer(name);
