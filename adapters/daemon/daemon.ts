@@ -29,7 +29,7 @@ import { effectiveStage } from "../../core/view/aging";
 import type { NodeSummary } from "../../core/node/directory-node";
 import { StorageDeadError } from "../../core/wal/storage-errors";
 import type { BootReport, StorageView } from "../../core/wal/storage-view";
-import type { DurabilityMarks } from "../../core/wal/wal-log";
+import type { DurabilityMarks, WholeRecordsCut } from "../../core/wal/wal-log";
 import { DurableStore } from "../storage/durable-store";
 import { CryptoRandom } from "./crypto-random";
 import { defaultInterlink, enrollMachine } from "./enroll-machine";
@@ -149,14 +149,7 @@ export class Daemon {
     const loader = DirectoryNode.loader(new CryptoRandom());
     const opened = await DurableStore.openInto(dataDir, loader.put, { log });
     try {
-      const booted = loader.boot(clock());
-      const cut = opened.boot.wholeRecordsCut;
-      // Acknowledged writes may be lost here: said where an operator looks later too (the
-      // journal survives restarts; this boot's report and log line do not).
-      if (booted !== null && cut !== null) {
-        booted.journalRecordsCut(clock(), `${cut.path} damaged at byte ${cut.atByte}: ${cut.count} whole record(s) behind it cut (seq ${cut.firstSeq}-${cut.lastSeq})`);
-      }
-      const started = start(opened.store, booted, { ...options, dataDir }, clock());
+      const started = start(opened.store, loader.boot(clock()), { ...options, dataDir }, clock(), opened.boot.wholeRecordsCut);
       started.node.warmIndexes();
       if (started.key.object === null) {
         throw new DaemonBootError(`${machineKeyFile} names no object`);
@@ -456,6 +449,7 @@ function start(
   booted: DirectoryNode | null,
   options: StartOptions,
   nowMs: number,
+  cut: WholeRecordsCut | null = null,
 ): Started {
   if (booted !== null) {
     if (options.boot === "create") {
@@ -473,6 +467,13 @@ function start(
     // restart before the first write boots the older invocation again, and a partner that saw
     // the unpersisted one would hold an invocation of this node the node never knew: evidence
     // of a rollback that never happened.
+    // Acknowledged writes may be lost here: said where an operator looks later too (the
+    // journal survives restarts; this boot's report and log line do not). Journaled after the
+    // checks that can refuse this start: the next boot finds nothing left to cut.
+    if (cut !== null) {
+      const detail = `${cut.path} damaged at byte ${cut.atByte}: ${cut.count} whole record(s) behind it cut (seq ${cut.firstSeq}-${cut.lastSeq})`;
+      booted.journalRecordsCut(nowMs, detail);
+    }
     const ready = booted.ready();
     if (ready !== null) store.commit([ready.batch]);
     return { node: booted, key, mode: "booted" };

@@ -157,17 +157,24 @@ function nameTakenMeanwhile(
 
 /**
  * Whether an alive sibling under `parentId` took the deleted record's name meanwhile (SPEC):
- * it claimed the name, or came back alive, after the record's delete, in this node's own order
- * of events (local USNs: the sibling's claim or return reached this node after the delete did).
- * Stamps' times are other nodes' clocks: a skewed one turned a claim made after the delete
- * into "before" (the restore made a CNF pair) and a CNF pair's other copy into "after" (its
- * delete could never be undone; tombstone audit, twenty-eighth session). A sibling that
- * already held the name alive before (replicas created the two concurrently: a CNF pair) does
- * not block the restore, which gives the pair back as it was; refusing it made deleting either
- * copy of a CNF pair impossible to undo. An orphan shown there now that the restore brings
- * back under its lifted parent is no sibling. Another object's CNF display name is not
- * judged: the deleted record may have vacated it (its rival showed with a " (2)" while both
- * were alive), and its undo must go through (view-repairs property).
+ * it claimed the name, or came back alive, after the record's delete, by either of two
+ * readings, and a restore that either says made a CNF pair is refused:
+ * - the stamps' times: the claim stamped at or after the delete. They are other nodes' clocks:
+ *   a claim made after the delete on a node 2 s behind read "before" (tombstone audit,
+ *   twenty-eighth session);
+ * - this node's own order of events (local USNs): the claim reached this node after the delete
+ *   did. The delete's local USN is that of the winning delete atom, which a concurrent delete
+ *   merged later re-indexes after a claim made in between (review of the day's changes): so
+ *   not this reading alone.
+ * A sibling that already held the name alive before (replicas created the two concurrently: a
+ * CNF pair) does not block the restore, which gives the pair back as it was; refusing it made
+ * deleting either copy of a CNF pair impossible to undo. Left open: with the other copy's
+ * clock ahead of the delete by more than the time between the two, its claim reads "after"
+ * and that undo is refused (`name-in-use`; renaming either copy first lets it through). An
+ * orphan shown there now that the restore brings back under its lifted parent is no sibling.
+ * Another object's CNF display name is not judged: the deleted record may have vacated it (its
+ * rival showed with a " (2)" while both were alive), and its undo must go through
+ * (view-repairs property).
  */
 function tookNameMeanwhile(
   view: EffectiveView,
@@ -175,11 +182,12 @@ function tookNameMeanwhile(
   record: ObjectRecord,
   after: (r: ObjectRecord) => Guid | null,
 ): boolean {
-  const deletedUsn = record.existence.stamp.localUsn;
+  const deleted = record.existence.stamp;
   for (const sibling of view.holdersOf(parentId, fold(record.placement.name), record.id)) {
     if (sibling.placement.parent !== parentId && after(sibling) !== parentId) continue;
-    const since = Math.max(sibling.placement.stamp.localUsn, sibling.existence.stamp.localUsn);
-    if (since > deletedUsn) return true;
+    const [placed, existed] = [sibling.placement.stamp, sibling.existence.stamp];
+    if (Math.max(placed.atMs, existed.atMs) >= deleted.atMs) return true;
+    if (Math.max(placed.localUsn, existed.localUsn) > deleted.localUsn) return true;
   }
   return false;
 }

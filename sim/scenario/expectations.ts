@@ -76,7 +76,7 @@ export function checkExpectation(e: Expectation, ctx: ExpectContext): string[] {
       out.push(`${what}: ${simId} is not running`);
       continue;
     }
-    for (const m of objectCheck(check, node, ctx.labels)) out.push(`${what}: on ${simId}: ${m}`);
+    for (const m of objectCheck(check, node, ctx.labels, ctx.nodes)) out.push(`${what}: on ${simId}: ${m}`);
   }
   return out;
 }
@@ -144,6 +144,7 @@ function objectCheck(
   check: Exclude<ExpectCheck, { node: string }>,
   node: DirectoryNode,
   labels: Labels,
+  nodes: ExpectContext["nodes"],
 ): string[] {
   const view = new EffectiveView(node.dir);
   switch (check.kind) {
@@ -168,7 +169,7 @@ function objectCheck(
       return listedCheck(node, view, r);
     }
     case "values":
-      return valuesCheck(node, labels, check.ref, check.attribute, check.values);
+      return valuesCheck(node, labels, check.ref, check.attribute, check.values, nodes);
     case "stage": {
       // A label its step never bound (the step failed, `-> any`) resolves to nothing, and
       // `stage @L absent` held of it vacuously (liveness audit, twenty-eighth session).
@@ -255,14 +256,18 @@ function valuesCheck(
   ref: Ref,
   attribute: string,
   expected: readonly ValueArg[],
+  nodes: ExpectContext["nodes"],
 ): string[] {
   const id = resolve(node, labels, ref);
   const r = id === null ? undefined : node.dir.get(id);
   if (r === undefined) return [`${refText(ref)} does not resolve`];
   const defined = node.dir.schema.attribute(attribute);
   // A misspelt attribute holds no values: `values @R descripton` held vacuously (same audit).
-  if (defined === undefined && !r.attrs.has(attribute)) {
-    return [`no attribute ${attribute} in this node's schema, nor held by ${refText(ref)}`];
+  // Judged against every running node's schema: a definition deleted here, or not arrived,
+  // may be the point of the check.
+  const known = (n: DirectoryNode): boolean => n.dir.schema.attribute(attribute) !== undefined;
+  if (defined === undefined && !r.attrs.has(attribute) && ![...nodes.values()].some(known)) {
+    return [`no attribute ${attribute} in any node's schema, nor held by ${refText(ref)}`];
   }
   const name = defined?.name ?? attribute;
   const held = presentValues(r, name)
