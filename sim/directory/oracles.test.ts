@@ -169,7 +169,17 @@ describe("the round tracker under a topology other than the mesh", () => {
     t.excuse("n1", "n4", 0); // not neighbours: nothing to excuse
     expect(t.refusals).toEqual([]);
     t.excuse("n2", "n1", 0);
-    // n1's atoms can no longer reach anyone: no bound holds, the scenario's applies.
+    // n1's atoms can no longer reach anyone: no bound holds; still no fewer rounds than the
+    // line's own (2 x 3 + 1), which a cut graph fell below before (liveness audit).
+    expect(t.bound(3)).toBe(7);
+  });
+
+  it("takes a refused pair back into the rounds once it completes a pull again", () => {
+    const t = new RoundTracker(["n1", "n2", "n3"]);
+    t.excuse("n2", "n1", 0);
+    expect(t.refusals).toEqual(["n2<-n1"]);
+    t.pullDone("n2", "n1", 0, 10);
+    expect(t.refusals).toEqual([]);
     expect(t.bound(3)).toBe(3);
   });
 });
