@@ -325,7 +325,10 @@ export class DirectoryNode {
     const result = run();
     if (!result.ok) return result;
     // A write that changed nothing (an unchanged PUT, a rename to the same name) costs no fsync.
-    if (this.dir.usn !== usnBefore) this.changed = true;
+    if (this.dir.usn !== usnBefore) {
+      this.changed = true;
+      this.replicator.forgetRepairsOfLocalWrite(usnBefore);
+    }
     return then(result.value);
   }
 }

@@ -459,3 +459,49 @@ describe("repair lines after the twenty-eighth session's review", () => {
     expect(repairs(b).filter((l) => l === cnf)).toHaveLength(2);
   });
 });
+
+/** Attack on the day's fixes: a CNF ended by a local write, brought back by a merge. */
+describe("repair lines after a local write ended the repair", () => {
+  const repairs = (n: DirectoryNode) => lines(n, "repair");
+  const cnfPair = () => {
+    const d = freshDomain(31);
+    const n1 = d.node;
+    const n2 = DirectoryNode.joining(seededRandom(131));
+    pull(n1, n2, t0Ms);
+    const first = make(n1, d.root, "Alpha", "organizationalUnit", t0Ms + 1000);
+    const later = make(n2, d.root, "ALPHA", "organizationalUnit", t0Ms + 2000);
+    sync(n2, n1, t0Ms + 3000);
+    const cnf = `${later}: CNF name, shown as /ALPHA CNF:${later}`;
+    expect(repairs(n1)).toEqual([cnf]);
+    return { n1, n2, first, later, cnf };
+  };
+
+  it("name a CNF again whose copy this node deleted and another node restored", () => {
+    const { n1, n2, later, cnf } = cnfPair();
+    unwrap(n1.delete(later, t0Ms + 4000));
+    pull(n1, n2, t0Ms + 5000);
+    unwrap(n2.restore(later, t0Ms + 6000));
+    pull(n2, n1, t0Ms + 7000);
+    expect(unwrap(n1.object(later, t0Ms + 7100)).path).toBe(`/ALPHA CNF:${later}`);
+    expect(repairs(n1)).toEqual([cnf, cnf]);
+  });
+
+  it("name a CNF again whose name holder this node deleted and another node restored", () => {
+    const { n1, n2, first, later, cnf } = cnfPair();
+    unwrap(n1.delete(first, t0Ms + 4000));
+    expect(unwrap(n1.object(later, t0Ms + 4100)).path).toBe("/ALPHA");
+    pull(n1, n2, t0Ms + 5000);
+    unwrap(n2.restore(first, t0Ms + 6000));
+    pull(n2, n1, t0Ms + 7000);
+    expect(unwrap(n1.object(later, t0Ms + 7100)).path).toBe(`/ALPHA CNF:${later}`);
+    expect(repairs(n1)).toEqual([cnf, cnf]);
+  });
+
+  it("do not name a CNF twice for an attribute write on it", () => {
+    const { n1, n2, later, cnf } = cnfPair();
+    unwrap(n1.putAttribute(later, "description", [{ value: "touched" }], t0Ms + 4000));
+    unwrap(n2.putAttribute(later, "displayName", [{ value: "again" }], t0Ms + 4500));
+    sync(n2, n1, t0Ms + 5000);
+    expect(repairs(n1)).toEqual([cnf]);
+  });
+});

@@ -69,6 +69,34 @@ export class Replicator {
 
   constructor(private readonly node: DirectoryNode) {}
 
+  /**
+   * A local write changed records' placement or existence (written after `usnBefore`): the
+   * repairs journaled for them, and for their alive namesakes under their stored parent, may
+   * have ended (a CNF copy deleted, or the holder of its name), and one that comes back by a
+   * later merge is a new repair. Merges judged this themselves; local writes never did, so a
+   * CNF ended by a local delete and brought back by a replicated restore was not journaled
+   * again (attack on the day's fixes, twenty-eighth session). A record moved away leaves its
+   * old parent's namesakes remembered: the write no longer says where it was.
+   */
+  forgetRepairsOfLocalWrite(usnBefore: number): void {
+    if (this.repairsJournaled.size === 0) return;
+    const dir = this.node.dir;
+    for (const { id } of dir.store.changedAfter(usnBefore, Number.MAX_SAFE_INTEGER)) {
+      const record = dir.get(id);
+      if (record === undefined) {
+        this.repairsJournaled.delete(id);
+        continue;
+      }
+      const { existence, placement } = record;
+      if (existence.stamp.localUsn <= usnBefore && placement.stamp.localUsn <= usnBefore) continue;
+      this.repairsJournaled.delete(id);
+      if (placement.parent === null) continue;
+      for (const namesake of dir.store.aliveNamed(placement.parent, fold(placement.name))) {
+        this.repairsJournaled.delete(namesake);
+      }
+    }
+  }
+
   /** A pull request to `partner`, or null when the partner is refused (apart too long). */
   pullRequest(partner: Guid, nowMs: number, objectsMax = pullObjectsMaxDefault): PullRequest | null {
     const dir = this.node.dir;
