@@ -389,6 +389,20 @@ describe("merge-discarded lines", () => {
   });
 });
 
+/** A CNF pair made by n1 and n2 apart (ALPHA the later claim), its repair journaled on n1. */
+function cnfPair() {
+  const d = freshDomain(31);
+  const n1 = d.node;
+  const n2 = DirectoryNode.joining(seededRandom(131));
+  pull(n1, n2, t0Ms);
+  const first = make(n1, d.root, "Alpha", "organizationalUnit", t0Ms + 1000);
+  const later = make(n2, d.root, "ALPHA", "organizationalUnit", t0Ms + 2000);
+  sync(n2, n1, t0Ms + 3000);
+  const cnf = `${later}: CNF name, shown as /ALPHA CNF:${later}`;
+  expect(lines(n1, "repair")).toEqual([cnf]);
+  return { n1, n2, first, later, cnf };
+}
+
 /** Diff review, twenty-eighth session: repairs that ended and came back, or came without a move. */
 describe("repair lines after the twenty-eighth session's review", () => {
   const repairs = (n: DirectoryNode) => lines(n, "repair");
@@ -420,21 +434,13 @@ describe("repair lines after the twenty-eighth session's review", () => {
   });
 
   it("name a CNF again that ended with its copy's delete and came back with its restore", () => {
-    const d = freshDomain(31);
-    const n1 = d.node;
-    const n2 = DirectoryNode.joining(seededRandom(131));
-    pull(n1, n2, t0Ms);
-    make(n1, d.root, "Alpha", "organizationalUnit", t0Ms + 1000);
-    const later = make(n2, d.root, "ALPHA", "organizationalUnit", t0Ms + 2000);
-    sync(n2, n1, t0Ms + 3000);
-    const cnf = `${later}: CNF name, shown as /ALPHA CNF:${later}`;
-    expect(repairs(n1)).toEqual([cnf]);
+    const { n1, n2, later, cnf } = cnfPair();
     unwrap(n2.delete(later, t0Ms + 4000));
     pull(n2, n1, t0Ms + 5000);
     unwrap(n2.restore(later, t0Ms + 6000));
     pull(n2, n1, t0Ms + 7000);
     expect(unwrap(n1.object(later, t0Ms + 7100)).path).toBe(`/ALPHA CNF:${later}`);
-    expect(repairs(n1)).toEqual([cnf, cnf]);
+    expect(lines(n1, "repair")).toEqual([cnf, cnf]);
   });
 
   it("name a CNF again that ended when its parent's delete orphaned both copies and came back with its restore", () => {
@@ -463,18 +469,6 @@ describe("repair lines after the twenty-eighth session's review", () => {
 /** Attack on the day's fixes: a CNF ended by a local write, brought back by a merge. */
 describe("repair lines after a local write ended the repair", () => {
   const repairs = (n: DirectoryNode) => lines(n, "repair");
-  const cnfPair = () => {
-    const d = freshDomain(31);
-    const n1 = d.node;
-    const n2 = DirectoryNode.joining(seededRandom(131));
-    pull(n1, n2, t0Ms);
-    const first = make(n1, d.root, "Alpha", "organizationalUnit", t0Ms + 1000);
-    const later = make(n2, d.root, "ALPHA", "organizationalUnit", t0Ms + 2000);
-    sync(n2, n1, t0Ms + 3000);
-    const cnf = `${later}: CNF name, shown as /ALPHA CNF:${later}`;
-    expect(repairs(n1)).toEqual([cnf]);
-    return { n1, n2, first, later, cnf };
-  };
 
   it("name a CNF again whose copy this node deleted and another node restored", () => {
     const { n1, n2, later, cnf } = cnfPair();
