@@ -10,7 +10,8 @@
  */
 import type { Guid } from "../../core/guid";
 import type { DirectoryNode } from "../../core/node/directory-node";
-import type { ObjectRecord, ValueAtom } from "../../core/store/record";
+import { subtree } from "../../core/ops/subtree";
+import type { ValueAtom } from "../../core/store/record";
 import { atomLife, lifeOf, residueFloorKey } from "../../core/store/record";
 
 type HeldValue = { readonly attr: string; readonly key: string; readonly atom: ValueAtom };
@@ -23,7 +24,7 @@ type HeldValue = { readonly attr: string; readonly key: string; readonly atom: V
  */
 export function restorableValues(node: DirectoryNode, target: Guid | null): Map<Guid, HeldValue[]> {
   const out = new Map<Guid, HeldValue[]>();
-  const records = target === null ? node.dir.store.all() : storedSubtree(node, target);
+  const records = target === null ? node.dir.store.all() : subtree(node.dir, target);
   for (const r of records) {
     if (r.existence.stage !== "deleted" || r.hardened) continue;
     const life = lifeOf(r.existence);
@@ -48,25 +49,6 @@ export function lostOnRestore(node: DirectoryNode, before: ReadonlyMap<Guid, rea
       const now = record.attrs.get(attr)?.get(key);
       const same = now?.present === true && now.value === atom.value && JSON.stringify(now.meta) === JSON.stringify(atom.meta);
       if (!same) out.push(`the restore of ${id} did not bring back its ${attr} value (key ${JSON.stringify(key)})`);
-    }
-  }
-  return out;
-}
-
-/** The records of `root`'s stored subtree (by stored parents; a stored cycle is walked once). */
-function storedSubtree(node: DirectoryNode, root: Guid): ObjectRecord[] {
-  const seen = new Set<Guid>([root]);
-  const queue = [root];
-  const out: ObjectRecord[] = [];
-  for (let at = 0; at < queue.length; at++) {
-    const record = node.dir.get(queue[at]!);
-    if (record === undefined) continue;
-    out.push(record);
-    for (const child of node.dir.store.childIds(record.id)) {
-      if (!seen.has(child)) {
-        seen.add(child);
-        queue.push(child);
-      }
     }
   }
   return out;
